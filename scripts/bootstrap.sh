@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Creates (or reuses) the project venv at $MODTENSOR_VENV (default .venv) and
+# installs modtensor into it with its test extras. Sourced by demo.sh and test.sh.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${MODTENSOR_VENV:-$ROOT/.venv}"
+PY="${PYTHON:-python3}"
+
+need_apt=()
+command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
+if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then
+  need_apt+=("python3-venv")
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[bootstrap] installing ${need_apt[*]} with apt-get"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "[bootstrap] missing ${need_apt[*]}: install them (apt-get install ${need_apt[*]}) and rerun" >&2
+    exit 1
+  fi
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[bootstrap] creating venv $VENV"
+  "$PY" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+echo "[bootstrap] installing modtensor into $VENV"
+"$VENV/bin/python" -m pip install -q "$ROOT[test]"

@@ -1,0 +1,40 @@
+"""The ``modtensor`` command line: ``demo`` and ``inspect`` today.
+
+Subcommands are added as the features behind them land (``run`` with the
+runtime, ``plugins`` with plugin loading, ``optimize`` with the graph
+optimizers); an unknown subcommand gets argparse's usage message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from modtensor.cli import demo, inspect_graph
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(prog="modtensor", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    demo.add_parser(sub)
+    inspect_graph.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``modtensor`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (OSError, ValueError) as e:
+        print(f"modtensor {args.command}: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
