@@ -1,0 +1,1 @@
+"""Kernels: the numerics behind ops, one package per device type (``cpu`` is numpy)."""

@@ -1,0 +1,116 @@
+"""CPU kernels as plain numpy functions with TensorFlow's numerics.
+
+Each function takes the op's inputs positionally as numpy arrays (a list for
+list inputs such as ConcatV2's ``values``) and the attrs it needs as keyword
+arguments named like TF's attrs (dtype attrs as numpy dtypes, names, or
+objects with ``as_numpy_dtype``); type attrs like ``T`` are implied by the
+inputs. It returns a numpy array, or a tuple for multi-output ops, and raises
+``modtensor.framework.errors.InvalidArgumentError`` with TF's message.
+``OP_FUNCTIONS`` maps each TF op name to its function, for kernel registration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from modtensor.kernels.cpu import activations, array, conv, elementwise, matmul, pooling, random, reductions
+from modtensor.kernels.cpu import strided_slice as _strided_slice
+
+OP_FUNCTIONS: dict[str, Callable[..., object]] = {
+    # elementwise arithmetic
+    "Add": elementwise.add,
+    "AddV2": elementwise.add,
+    "Sub": elementwise.sub,
+    "Mul": elementwise.mul,
+    "RealDiv": elementwise.real_div,
+    "Div": elementwise.div,
+    "FloorDiv": elementwise.floor_div,
+    "FloorMod": elementwise.floor_mod,
+    "Maximum": elementwise.maximum,
+    "Minimum": elementwise.minimum,
+    "Pow": elementwise.pow,
+    "SquaredDifference": elementwise.squared_difference,
+    "Neg": elementwise.neg,
+    "Abs": elementwise.abs,
+    "Square": elementwise.square,
+    "Sqrt": elementwise.sqrt,
+    "Rsqrt": elementwise.rsqrt,
+    "Exp": elementwise.exp,
+    "Log": elementwise.log,
+    "Log1p": elementwise.log1p,
+    "Expm1": elementwise.expm1,
+    "Erf": elementwise.erf,
+    "Erfc": elementwise.erfc,
+    "Sign": elementwise.sign,
+    "Round": elementwise.round,
+    "Floor": elementwise.floor,
+    "Ceil": elementwise.ceil,
+    "Sin": elementwise.sin,
+    "Cos": elementwise.cos,
+    "Reciprocal": elementwise.reciprocal,
+    # comparisons, logic, select, cast
+    "Less": elementwise.less,
+    "LessEqual": elementwise.less_equal,
+    "Greater": elementwise.greater,
+    "GreaterEqual": elementwise.greater_equal,
+    "Equal": elementwise.equal,
+    "NotEqual": elementwise.not_equal,
+    "LogicalAnd": elementwise.logical_and,
+    "LogicalOr": elementwise.logical_or,
+    "LogicalNot": elementwise.logical_not,
+    "Select": elementwise.select,
+    "SelectV2": elementwise.select_v2,
+    "Cast": elementwise.cast,
+    # activations
+    "Relu": activations.relu,
+    "Relu6": activations.relu6,
+    "Elu": activations.elu,
+    "Sigmoid": activations.sigmoid,
+    "Tanh": activations.tanh,
+    "Softmax": activations.softmax,
+    "LogSoftmax": activations.log_softmax,
+    "BiasAdd": activations.bias_add,
+    # linear algebra, convolution, pooling
+    "MatMul": matmul.mat_mul,
+    "BatchMatMulV2": matmul.batch_mat_mul_v2,
+    "Conv2D": conv.conv2d,
+    "DepthwiseConv2dNative": conv.depthwise_conv2d_native,
+    "MaxPool": pooling.max_pool,
+    "AvgPool": pooling.avg_pool,
+    # reductions
+    "Sum": reductions.reduce_sum,
+    "Mean": reductions.reduce_mean,
+    "Max": reductions.reduce_max,
+    "Min": reductions.reduce_min,
+    "Prod": reductions.reduce_prod,
+    "All": reductions.reduce_all,
+    "Any": reductions.reduce_any,
+    "ArgMax": reductions.arg_max,
+    "ArgMin": reductions.arg_min,
+    # array manipulation
+    "Reshape": array.reshape,
+    "Transpose": array.transpose,
+    "ConcatV2": array.concat_v2,
+    "Pack": array.pack,
+    "Unpack": array.unpack,
+    "Squeeze": array.squeeze,
+    "ExpandDims": array.expand_dims,
+    "Shape": array.shape,
+    "Size": array.size,
+    "Rank": array.rank,
+    "Fill": array.fill,
+    "ZerosLike": array.zeros_like,
+    "OnesLike": array.ones_like,
+    "Range": array.range,
+    "Tile": array.tile,
+    "Pad": array.pad,
+    "Slice": array.slice,
+    "StridedSlice": _strided_slice.strided_slice,
+    "GatherV2": array.gather_v2,
+    "OneHot": array.one_hot,
+    # random
+    "RandomStandardNormal": random.random_standard_normal,
+    "RandomUniform": random.random_uniform,
+}
+
+__all__ = ["OP_FUNCTIONS"]

@@ -1,0 +1,106 @@
+"""Activation kernels with TensorFlow's semantics: Relu, Relu6, Elu, Sigmoid, Tanh, Softmax, LogSoftmax, BiasAdd.
+
+Half-precision inputs are computed in float32 and rounded once; softmaxes
+subtract the row maximum so large logits do not overflow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.precision import HALF_TYPES
+
+_HALF = HALF_TYPES
+
+
+def _work(x: np.ndarray) -> np.ndarray:
+    """The array to compute on: half types widen to float32."""
+    return x.astype(np.float32) if x.dtype in _HALF else x
+
+
+def relu(features: np.ndarray) -> np.ndarray:
+    """Relu: max(x, 0); NaN stays NaN as in TF."""
+    features = np.asarray(features)
+    return np.asarray(np.maximum(features, features.dtype.type(0)), dtype=features.dtype)
+
+
+def relu6(features: np.ndarray) -> np.ndarray:
+    """Relu6: min(max(x, 0), 6); NaN stays NaN."""
+    features = np.asarray(features)
+    t = features.dtype.type
+    return np.asarray(np.minimum(np.maximum(features, t(0)), t(6)), dtype=features.dtype)
+
+
+def elu(features: np.ndarray) -> np.ndarray:
+    """Elu: x for x > 0, exp(x) - 1 otherwise."""
+    features = np.asarray(features)
+    x = _work(features)
+    with np.errstate(all="ignore"):
+        out = np.where(x < 0, np.expm1(x), x)
+    return np.asarray(out, dtype=features.dtype)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """Sigmoid: 1 / (1 + exp(-x)), computed without overflow for large |x|."""
+    x = np.asarray(x)
+    w = _work(x)
+    with np.errstate(all="ignore"):
+        e = np.exp(-np.abs(w))
+        pos = 1 / (1 + e)
+        out = np.where(w >= 0, pos, e * pos)
+        out = np.where(np.isnan(w), w, out)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def tanh(x: np.ndarray) -> np.ndarray:
+    """Tanh elementwise."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.tanh(_work(x)), dtype=x.dtype)
+
+
+def _check_logits(logits: np.ndarray) -> None:
+    if logits.ndim < 1:
+        raise invalid_argument(f"logits must have >= 1 dimension, got {shape_str(logits.shape)}")
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax along the last axis, shifted by the row max for stability."""
+    logits = np.asarray(logits)
+    _check_logits(logits)
+    x = _work(logits)
+    with np.errstate(all="ignore"):
+        shifted = x - np.max(x, axis=-1, keepdims=True) if x.size else x
+        e = np.exp(shifted)
+        out = e / np.sum(e, axis=-1, keepdims=True)
+    return np.asarray(out, dtype=logits.dtype)
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """LogSoftmax along the last axis: x - max - log(sum(exp(x - max)))."""
+    logits = np.asarray(logits)
+    _check_logits(logits)
+    x = _work(logits)
+    with np.errstate(all="ignore"):
+        shifted = x - np.max(x, axis=-1, keepdims=True) if x.size else x
+        out = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    return np.asarray(out, dtype=logits.dtype)
+
+
+def bias_add(value: np.ndarray, bias: np.ndarray, data_format: str = "NHWC") -> np.ndarray:
+    """BiasAdd: add a 1-D bias along the channel dim (last for NHWC, dim 1 for NCHW)."""
+    value, bias = np.asarray(value), np.asarray(bias)
+    if value.ndim < 2:
+        raise invalid_argument(f"Input tensor must be at least 2D: {shape_str(value.shape)}")
+    if bias.ndim != 1:
+        raise invalid_argument(f"Biases must be 1D: {shape_str(bias.shape)}")
+    channel_axis = 1 if data_format.startswith("NC") else value.ndim - 1
+    if value.shape[channel_axis] != bias.shape[0]:
+        raise invalid_argument(
+            "Must provide as many biases as the last dimension of the input tensor: "
+            f"{shape_str(bias.shape)} vs. {shape_str(value.shape)}"
+        )
+    b = bias.reshape((-1,) + (1,) * (value.ndim - 1 - channel_axis))
+    with np.errstate(all="ignore"):
+        return np.asarray(value + b, dtype=value.dtype)

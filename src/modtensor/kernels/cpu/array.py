@@ -1,0 +1,347 @@
+"""Array-manipulation kernels with TensorFlow's semantics: reshape, transpose, concat, pack, slicing, gather, ...
+
+Shape-like inputs (shape, perm, axis, begin, paddings...) arrive as int32 or
+int64 numpy arrays, as TF's host-memory arguments do. Errors use TF's kernel
+messages. StridedSlice lives in its own module (``strided_slice``).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from modtensor.kernels.cpu.elementwise import as_numpy_dtype
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+
+
+def _ints(x: Any) -> list[int]:
+    return [int(v) for v in np.asarray(x).reshape(-1)]
+
+
+def _scalar(x: Any, what: str) -> int:
+    a = np.asarray(x)
+    if a.size != 1:
+        raise invalid_argument(f"{what} must be a scalar, but got shape {shape_str(a.shape)}")
+    return int(a.reshape(-1)[0])
+
+
+def reshape(tensor: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """Reshape: one -1 entry is inferred; the element count must match."""
+    tensor, shape_arr = np.asarray(tensor), np.asarray(shape)
+    if shape_arr.ndim > 1:
+        raise invalid_argument(f"sizes input must be 1-D, not {shape_str(shape_arr.shape)}")
+    dims = _ints(shape_arr)
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        raise invalid_argument(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
+    for i, d in enumerate(dims):
+        if d < -1:
+            raise invalid_argument(f"Size {i} must be non-negative, not {d}")
+    known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+    if unknown:
+        if known == 0 or tensor.size % known != 0:
+            if known == 0 and tensor.size == 0:
+                dims[unknown[0]] = 0
+            else:
+                raise invalid_argument(
+                    f"Input to reshape is a tensor with {tensor.size} values, but the requested shape "
+                    f"requires a multiple of {known}"
+                )
+        else:
+            dims[unknown[0]] = tensor.size // known
+    elif known != tensor.size:
+        raise invalid_argument(
+            f"Input to reshape is a tensor with {tensor.size} values, but the requested shape has {known}"
+        )
+    return tensor.reshape(dims)
+
+
+def transpose(x: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """Transpose by a permutation vector (negative entries are not allowed, as in TF)."""
+    x = np.asarray(x)
+    p = _ints(perm)
+    if np.asarray(perm).ndim != 1:
+        raise invalid_argument(f"perm must be a vector, not {shape_str(np.shape(perm))}")
+    if len(p) != x.ndim:
+        raise invalid_argument(
+            f"transpose expects a vector of size {x.ndim}. But input(1) is a vector of size {len(p)}"
+        )
+    for d in p:
+        if not 0 <= d < x.ndim:
+            raise invalid_argument(f"{d} is out of range [0 .. {x.ndim})")
+    for d in builtins.range(x.ndim):
+        if d not in p:
+            raise invalid_argument(f"{d} is missing from {{{','.join(str(v) for v in p)}}}.")
+    return np.asarray(x.transpose(p), order="C")
+
+
+def concat_v2(values: Sequence[np.ndarray], axis: np.ndarray) -> np.ndarray:
+    """ConcatV2: join N tensors along axis (negative counts from the end)."""
+    vals = [np.asarray(v) for v in values]
+    a = _scalar(axis, "axis")
+    rank = vals[0].ndim
+    if rank == 0:
+        raise invalid_argument("Can't concatenate scalars (use tf.stack instead)")
+    if not -rank <= a < rank:
+        raise invalid_argument(
+            f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, {rank}), but got {a}"
+        )
+    a %= rank
+    for i, v in enumerate(vals[1:], start=1):
+        if v.ndim != rank:
+            raise invalid_argument(
+                f"ConcatOp : Ranks of all input tensors should match: shape[0] = {shape_str(vals[0].shape)} "
+                f"vs. shape[{i}] = {shape_str(v.shape)}"
+            )
+        for d in builtins.range(rank):
+            if d != a and v.shape[d] != vals[0].shape[d]:
+                raise invalid_argument(
+                    f"ConcatOp : Dimension {d} in both shapes must be equal: shape[0] = "
+                    f"{shape_str(vals[0].shape)} vs. shape[{i}] = {shape_str(v.shape)}"
+                )
+    return np.concatenate(vals, axis=a)
+
+
+def pack(values: Sequence[np.ndarray], axis: int = 0) -> np.ndarray:
+    """Pack (tf.stack): N same-shaped tensors stacked along a new axis."""
+    vals = [np.asarray(v) for v in values]
+    rank = vals[0].ndim + 1
+    if not -rank <= axis < rank:
+        raise invalid_argument(f"axis = {axis} not in [{-rank}, {rank})")
+    for i, v in enumerate(vals[1:], start=1):
+        if v.shape != vals[0].shape:
+            raise invalid_argument(
+                f"Shapes of all inputs must match: values[0].shape = {shape_str(vals[0].shape)} != "
+                f"values[{i}].shape = {shape_str(v.shape)}"
+            )
+    return np.stack(vals, axis=axis % rank)
+
+
+def unpack(value: np.ndarray, num: int, axis: int = 0) -> tuple[np.ndarray, ...]:
+    """Unpack (tf.unstack): split along axis into ``num`` tensors of rank one less."""
+    value = np.asarray(value)
+    rank = value.ndim
+    if not -rank <= axis < rank:
+        raise invalid_argument(f"axis = {axis} not in [{-rank}, {rank})")
+    a = axis % rank
+    if value.shape[a] != num:
+        raise invalid_argument(f"Input shape axis {a} must equal {num}, got shape {shape_str(value.shape)}")
+    return tuple(np.asarray(np.take(value, i, axis=a), order="C") for i in builtins.range(num))
+
+
+def squeeze(input: np.ndarray, squeeze_dims: Sequence[int] = ()) -> np.ndarray:  # noqa: A002 - TF's name
+    """Squeeze: drop the listed size-1 dims, or every size-1 dim when none are listed."""
+    input = np.asarray(input)
+    rank = input.ndim
+    dims = set()
+    for d in squeeze_dims:
+        if not -rank <= d < rank:
+            raise invalid_argument(f"Tried to squeeze dim index {d} for tensor with {rank} dimensions.")
+        dims.add(d % rank)
+    for d in sorted(dims):
+        if input.shape[d] != 1:
+            raise invalid_argument(f"Can not squeeze dim[{d}], expected a dimension of 1, got {input.shape[d]}")
+    if not dims:
+        dims = {i for i, s in enumerate(input.shape) if s == 1}
+    return input.reshape([s for i, s in enumerate(input.shape) if i not in dims])
+
+
+def expand_dims(input: np.ndarray, dim: np.ndarray) -> np.ndarray:  # noqa: A002
+    """ExpandDims: insert a size-1 axis at dim (negative counts from the end, -1 appends)."""
+    input = np.asarray(input)
+    if np.asarray(dim).size != 1:
+        raise invalid_argument(f"'dim' must be a tensor with a single value, but got shape {shape_str(np.shape(dim))}")
+    d = _scalar(dim, "dim")
+    rank = input.ndim
+    if not -1 - rank <= d <= rank:
+        raise invalid_argument(f"Tried to expand dim index {d} for tensor with {rank} dimensions.")
+    if d < 0:
+        d += rank + 1
+    return input.reshape(input.shape[:d] + (1,) + input.shape[d:])
+
+
+def shape(input: np.ndarray, out_type: Any = np.int32) -> np.ndarray:  # noqa: A002
+    """Shape: the dims of input as a vector of out_type."""
+    return np.asarray(np.shape(input), dtype=as_numpy_dtype(out_type)).reshape(-1)
+
+
+def size(input: np.ndarray, out_type: Any = np.int32) -> np.ndarray:  # noqa: A002
+    """Size: the element count of input as an out_type scalar."""
+    return np.asarray(np.size(input), dtype=as_numpy_dtype(out_type))
+
+
+def rank(input: np.ndarray) -> np.ndarray:  # noqa: A002
+    """Rank: the number of dims of input as an int32 scalar."""
+    return np.asarray(np.ndim(input), dtype=np.int32)
+
+
+def fill(dims: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Fill: a tensor of shape dims holding the scalar value everywhere."""
+    dims_arr, value = np.asarray(dims), np.asarray(value)
+    if dims_arr.ndim != 1:
+        raise invalid_argument(f"dims must be a vector, got shape {shape_str(dims_arr.shape)}")
+    if value.size != 1:  # TF accepts any one-element value
+        raise invalid_argument(f"value must be a scalar, got shape {shape_str(value.shape)}")
+    value = value.reshape(())
+    d = _ints(dims_arr)
+    for v in d:
+        if v < 0:
+            raise invalid_argument(f"Dimension {v} must be >= 0")
+    return np.full(d, value, dtype=value.dtype)
+
+
+def zeros_like(x: np.ndarray) -> np.ndarray:
+    """ZerosLike: zeros of x's shape and dtype."""
+    return np.zeros_like(np.asarray(x))
+
+
+def ones_like(x: np.ndarray) -> np.ndarray:
+    """OnesLike: ones of x's shape and dtype."""
+    return np.ones_like(np.asarray(x))
+
+
+def range(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np.ndarray:  # noqa: A001 - TF's name
+    """Range: start + i * delta for i while below limit (above, for negative delta), in start's dtype."""
+    start_a, limit_a, delta_a = np.asarray(start), np.asarray(limit), np.asarray(delta)
+    for name, v in (("start", start_a), ("limit", limit_a), ("delta", delta_a)):
+        if v.ndim != 0:
+            raise invalid_argument(f"{name} must be a scalar, not shape {shape_str(v.shape)}")
+    dtype = start_a.dtype
+    s, lim, d = start_a.item(), limit_a.item(), delta_a.item()
+    if d == 0:
+        raise invalid_argument(f"Requires delta != 0: {_num(d)}")
+    if d > 0 and s > lim:
+        raise invalid_argument(f"Requires start <= limit when delta > 0: {_num(s)}/{_num(lim)}")
+    if d < 0 and s < lim:
+        raise invalid_argument(f"Requires start >= limit when delta < 0: {_num(s)}/{_num(lim)}")
+    integral = np.issubdtype(dtype, np.integer)
+    n = (abs(lim - s) + abs(d) - 1) // abs(d) if integral else int(np.ceil(abs((lim - s) / d)))
+    idx = np.arange(n, dtype=dtype)
+    with np.errstate(all="ignore"):
+        return np.asarray(start_a + idx * delta_a, dtype=dtype)
+
+
+def _num(v: Any) -> str:
+    """A number as TF's messages print it (integral floats without a trailing .0)."""
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def tile(input: np.ndarray, multiples: np.ndarray) -> np.ndarray:  # noqa: A002
+    """Tile: repeat input multiples[i] times along dim i."""
+    input = np.asarray(input)
+    m = _ints(multiples)
+    if len(m) != input.ndim:
+        raise invalid_argument(
+            f"Expected multiples argument to be a vector of length {input.ndim} but got length {len(m)}"
+        )
+    for i, v in enumerate(m):
+        if v < 0:
+            raise invalid_argument(f"Expected multiples[{i}] >= 0, but got {v}")
+    return np.tile(input, m) if input.ndim else input.copy()
+
+
+def pad(input: np.ndarray, paddings: np.ndarray) -> np.ndarray:  # noqa: A002
+    """Pad with zeros: paddings is [rank, 2] (before, after) per dim."""
+    input, p = np.asarray(input), np.asarray(paddings)
+    if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] != input.ndim:
+        raise invalid_argument(
+            f"The first dimension of paddings must be the rank of inputs{shape_str(p.shape)} {shape_str(input.shape)}"
+            if p.ndim == 2 and p.shape[1] == 2
+            else f"paddings must be a matrix with 2 columns: {shape_str(p.shape)}"
+        )
+    pairs = [(int(a), int(b)) for a, b in p.reshape(-1, 2)]
+    for a, b in pairs:
+        if a < 0 or b < 0:
+            raise invalid_argument(f"Paddings must be non-negative: {a} {b}")
+    return np.pad(input, pairs, mode="constant") if input.ndim else input.copy()
+
+
+def slice(input: np.ndarray, begin: np.ndarray, size: np.ndarray) -> np.ndarray:  # noqa: A001,A002
+    """Slice: the block starting at begin of extent size (size -1 means to the end)."""
+    input = np.asarray(input)
+    b, s = _ints(begin), _ints(size)
+    if np.ndim(begin) != 1 or np.ndim(size) != 1 or len(b) != input.ndim or len(s) != input.ndim:
+        raise invalid_argument(
+            f"Expected begin and size arguments to be 1-D tensors of size {input.ndim}, but got shapes "
+            f"{shape_str(np.shape(begin))} and {shape_str(np.shape(size))} instead."
+        )
+    index = []
+    for i, dim in enumerate(input.shape):
+        lo, n = b[i], s[i]
+        if n == -1:
+            n = dim - lo
+        if not 0 <= lo <= dim:
+            raise invalid_argument(f"Expected begin[{i}] in [0, {dim}], but got {lo}")
+        if not 0 <= n <= dim - lo:
+            raise invalid_argument(f"Expected size[{i}] in [0, {dim - lo}], but got {s[i]}")
+        index.append(np.s_[lo : lo + n])
+    return np.asarray(input[tuple(index)], order="C")
+
+
+def _bad_index_message(indices: np.ndarray, limit: int) -> str:
+    bad = np.argwhere((indices < 0) | (indices >= limit))[0]
+    where = "" if indices.ndim == 0 else "[" + ",".join(str(int(v)) for v in bad) + "]"
+    return f"indices{where} = {int(indices[tuple(bad)])} is not in [0, {limit})"
+
+
+def gather_v2(params: np.ndarray, indices: np.ndarray, axis: np.ndarray, batch_dims: int = 0) -> np.ndarray:
+    """GatherV2: slices of params along axis picked by indices; leading batch_dims are matched, not gathered."""
+    params, indices = np.asarray(params), np.asarray(indices)
+    a = _scalar(axis, "axis")
+    if a >= params.ndim:
+        raise invalid_argument(f"Shape must be at least rank {a + 1} but is rank {params.ndim}")
+    if a < -params.ndim:
+        raise invalid_argument(f"Expected axis in the range [{-params.ndim}, {params.ndim}), but got {a}")
+    if a < 0:
+        a += params.ndim
+    bd = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    if bd < 0 or bd > indices.ndim:
+        raise invalid_argument(
+            f"Expected batch_dims in the range [{-indices.ndim}, {indices.ndim}], but got {batch_dims}"
+        )
+    if bd > a:
+        raise invalid_argument(f"batch_dims ({batch_dims}) must be less than or equal to axis ({a}).")
+    for i in builtins.range(bd):
+        if params.shape[i] != indices.shape[i]:
+            raise invalid_argument(
+                f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: {indices.shape[i]}"
+            )
+    limit = params.shape[a]
+    if indices.size and (np.any(indices < 0) or np.any(indices >= limit)):
+        raise invalid_argument(_bad_index_message(indices, limit))
+    if bd == 0:
+        return np.take(params, indices, axis=a)
+    batch = params.shape[:bd]
+    nb = int(np.prod(batch, dtype=np.int64))
+    p = params.reshape((nb,) + params.shape[bd:])
+    idx = indices.reshape((nb,) + indices.shape[bd:])
+    p = np.moveaxis(p, a - bd + 1, 1)  # (B, axis, outer..., inner...)
+    rows = np.arange(nb).reshape((nb,) + (1,) * (idx.ndim - 1))
+    g = p[rows, idx]  # (B, idx_rest..., outer..., inner...)
+    n_idx, n_outer = idx.ndim - 1, a - bd
+    order = [0, *builtins.range(1 + n_idx, 1 + n_idx + n_outer), *builtins.range(1, 1 + n_idx)]
+    order += list(builtins.range(1 + n_idx + n_outer, g.ndim))
+    g = g.transpose(order)
+    return np.asarray(g.reshape(batch + g.shape[1:]), order="C")
+
+
+def one_hot(
+    indices: np.ndarray, depth: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, axis: int = -1
+) -> np.ndarray:
+    """OneHot: on_value where the new axis position equals the index, off_value elsewhere (negative: all off)."""
+    indices = np.asarray(indices)
+    on, off = np.asarray(on_value), np.asarray(off_value)
+    d = _scalar(depth, "depth")
+    rank = indices.ndim + 1
+    if axis != -1 and not 0 <= axis < rank:
+        raise invalid_argument(f"Expected axis to be -1 or between [0, {rank}).  But received: {axis}")
+    if d < 0:
+        raise invalid_argument(f"depth must be non-negative, got: {d}")
+    hot = indices[..., None] == np.arange(d, dtype=np.int64)
+    out = np.where(hot, on, off).astype(on.dtype, copy=False)
+    if axis != -1:
+        out = np.moveaxis(out, -1, axis)
+    return np.asarray(out, order="C")

@@ -1,0 +1,336 @@
+"""Elementwise math with TensorFlow's semantics: unary/binary arithmetic, comparisons, logic, select, cast.
+
+Inputs are numpy arrays already validated against the op's type attrs (both
+operands of a binary op share a dtype); outputs keep TF's dtype (integer math
+stays integer, comparisons give bool). Binary ops broadcast as TF does and
+reject incompatible shapes with TF's "Incompatible shapes" message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from modtensor.kernels.cpu import erf as _erf
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.precision import HALF_TYPES
+
+# float16 and bfloat16 math is done in float32 and rounded once per op, as TF's CPU kernels do.
+_WIDENED = HALF_TYPES
+
+
+def _is_int(dtype: np.dtype) -> bool:
+    return np.issubdtype(dtype, np.integer)
+
+
+def _check_broadcast(x: np.ndarray, y: np.ndarray) -> None:
+    """Raise TF's error when x and y do not broadcast together."""
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise invalid_argument(f"Incompatible shapes: {shape_str(x.shape)} vs. {shape_str(y.shape)}") from None
+
+
+def _float_unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """Wrap a numpy ufunc so half types compute in float32 and no FP warnings leak."""
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        with np.errstate(all="ignore"):
+            if x.dtype in _WIDENED:
+                return np.asarray(fn(x.astype(np.float32)), dtype=x.dtype)
+            return np.asarray(fn(x), dtype=x.dtype)
+
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    kernel.__doc__ = f"Elementwise {kernel.__name__} in x's dtype (TF's unary op semantics)."
+    return kernel
+
+
+def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Callable[..., np.ndarray]:
+    """Wrap a numpy ufunc as a broadcasting binary kernel that keeps the operands' dtype."""
+
+    def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x, y = np.asarray(x), np.asarray(y)
+        _check_broadcast(x, y)
+        with np.errstate(all="ignore"):
+            if x.dtype in _WIDENED:
+                return np.asarray(fn(x.astype(np.float32), y.astype(np.float32)), dtype=x.dtype)
+            return np.asarray(fn(x, y), dtype=x.dtype)
+
+    kernel.__name__ = name
+    kernel.__doc__ = f"Broadcasting elementwise {name} in the operands' dtype."
+    return kernel
+
+
+def _compare(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Callable[..., np.ndarray]:
+    def kernel(x: np.ndarray, y: np.ndarray, incompatible_shape_error: bool = True) -> np.ndarray:
+        x, y = np.asarray(x), np.asarray(y)
+        if not incompatible_shape_error:
+            try:
+                np.broadcast_shapes(x.shape, y.shape)
+            except ValueError:
+                # Equal/NotEqual with incompatible_shape_error=False answer a scalar.
+                return np.asarray(name == "not_equal")
+        _check_broadcast(x, y)
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(x, y), dtype=np.bool_)
+
+    kernel.__name__ = name
+    kernel.__doc__ = f"Broadcasting elementwise {name}, giving bool."
+    return kernel
+
+
+# ---------------------------------------------------------------- arithmetic
+
+add = _binary(np.add, "add")
+sub = _binary(np.subtract, "sub")
+mul = _binary(np.multiply, "mul")
+maximum = _binary(np.maximum, "maximum")  # np.maximum propagates NaN, as TF does
+minimum = _binary(np.minimum, "minimum")
+
+
+def real_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """RealDiv: IEEE division of floats (x/0 is +-inf or NaN, no warning)."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        return _int_div(x, y, truncate=True)
+    return _binary(np.true_divide, "real_div")(x, y)
+
+
+def _check_int_divisor(y: np.ndarray) -> None:
+    if np.any(y == 0):
+        raise invalid_argument("Integer division by zero")
+
+
+def _int_div(x: np.ndarray, y: np.ndarray, *, truncate: bool) -> np.ndarray:
+    _check_int_divisor(y)
+    with np.errstate(all="ignore"):
+        q = np.floor_divide(x, y)
+        if truncate:
+            # C division rounds toward zero: fix floor's result where signs differ and a remainder exists.
+            q = q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+    return np.asarray(q, dtype=x.dtype)
+
+
+def div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Div: integer division truncates toward zero (C semantics), float division is IEEE."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        return _int_div(x, y, truncate=True)
+    return _binary(np.true_divide, "div")(x, y)
+
+
+def floor_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """FloorDiv: floor(x / y); ints round toward -inf and reject a zero divisor."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        return _int_div(x, y, truncate=False)
+    # TF computes floor(x / y) with the quotient rounded to x's dtype and, as TF's CPU threads flush
+    # denormals to zero, a denormal quotient floors to -0.0, not -1. This differs from numpy's
+    # divmod-based floor_divide (1.0 // 0.1 is 9.0 there, 10.0 in TF).
+    q = _binary(np.true_divide, "floor_div")(x, y)
+    tiny = np.finfo(q.dtype).tiny
+    with np.errstate(all="ignore"):
+        q = np.where(np.abs(q) < tiny, q * 0, q)
+        return np.asarray(np.floor(q), dtype=x.dtype)
+
+
+def _float_floor_mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    r = np.fmod(x, y)
+    return np.where((r != 0) & ((y < 0) != (r < 0)), r + y, r)
+
+
+def floor_mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """FloorMod: the remainder takes the divisor's sign (ints: zero divisor is an error)."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        _check_int_divisor(y)
+        with np.errstate(all="ignore"):
+            return np.asarray(np.remainder(x, y), dtype=x.dtype)
+    return _binary(_float_floor_mod, "floor_mod")(x, y)
+
+
+def pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # noqa: A001 - TF's op name
+    """Pow: x ** y; integer bases reject negative integer exponents as TF does."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        if np.any(y < 0):
+            raise invalid_argument("Integers to negative integer powers are not allowed")
+        with np.errstate(all="ignore"):
+            return np.asarray(np.power(x, y), dtype=x.dtype)
+    return _binary(np.power, "pow")(x, y)
+
+
+def squared_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """SquaredDifference: (x - y) ** 2 elementwise; half types round the difference first, as TF does."""
+    return square(sub(x, y))
+
+
+def neg(x: np.ndarray) -> np.ndarray:
+    """Neg: -x (integers wrap as in C)."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.negative(x), dtype=x.dtype)
+
+
+def abs(x: np.ndarray) -> np.ndarray:  # noqa: A001 - TF's op name
+    """Abs: |x| in x's dtype."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.abs(x), dtype=x.dtype)
+
+
+def square(x: np.ndarray) -> np.ndarray:
+    """Square: x * x in x's dtype."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return np.asarray(np.multiply(x, x), dtype=x.dtype)
+
+
+def sign(x: np.ndarray) -> np.ndarray:
+    """Sign: -1, 0 or 1 (NaN stays NaN)."""
+    x = np.asarray(x)
+    return np.asarray(np.sign(x), dtype=x.dtype)
+
+
+def round(x: np.ndarray) -> np.ndarray:  # noqa: A001 - TF's op name
+    """Round: half to even (banker's rounding); integers are unchanged."""
+    x = np.asarray(x)
+    if _is_int(x.dtype):
+        return x.copy()
+    return np.asarray(np.round(x), dtype=x.dtype)
+
+
+sqrt = _float_unary(np.sqrt)
+exp = _float_unary(np.exp)
+log = _float_unary(np.log)
+log1p = _float_unary(np.log1p)
+expm1 = _float_unary(np.expm1)
+floor = _float_unary(np.floor)
+ceil = _float_unary(np.ceil)
+sin = _float_unary(np.sin)
+cos = _float_unary(np.cos)
+reciprocal = _float_unary(np.reciprocal)
+
+
+def rsqrt(x: np.ndarray) -> np.ndarray:
+    """Rsqrt: 1 / sqrt(x)."""
+    return _float_unary(lambda v: 1.0 / np.sqrt(v))(x)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Erf: the error function, accurate to the dtype's precision."""
+    return _erf.erf(x)
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    """Erfc: 1 - erf(x), accurate in the tails."""
+    return _erf.erfc(x)
+
+
+# ---------------------------------------------------------------- comparisons and logic
+
+less = _compare(np.less, "less")
+less_equal = _compare(np.less_equal, "less_equal")
+greater = _compare(np.greater, "greater")
+greater_equal = _compare(np.greater_equal, "greater_equal")
+equal = _compare(np.equal, "equal")
+not_equal = _compare(np.not_equal, "not_equal")
+
+
+def logical_and(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """LogicalAnd of bools, broadcasting."""
+    return _binary(np.logical_and, "logical_and")(x, y)
+
+
+def logical_or(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """LogicalOr of bools, broadcasting."""
+    return _binary(np.logical_or, "logical_or")(x, y)
+
+
+def logical_not(x: np.ndarray) -> np.ndarray:
+    """LogicalNot of bools."""
+    return np.logical_not(np.asarray(x))
+
+
+# ---------------------------------------------------------------- select
+
+
+def select(condition: np.ndarray, t: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Select (v1): condition is t's shape, a scalar, or a vector picking whole rows of t and e; no broadcasting."""
+    condition, t, e = np.asarray(condition), np.asarray(t), np.asarray(e)
+    if t.shape != e.shape:
+        raise invalid_argument(
+            f"'then' and 'else' must have the same size.  but received: {shape_str(t.shape)} vs. {shape_str(e.shape)}"
+        )
+    if condition.ndim == 0:
+        return np.asarray(t if condition else e).copy()
+    if condition.shape == t.shape:
+        return np.where(condition, t, e)
+    if condition.ndim == 1 and t.ndim >= 1:
+        if condition.shape[0] != t.shape[0]:
+            raise invalid_argument(
+                f"Number of batches of 'then' must match size of 'cond', but saw: {t.shape[0]} vs. {condition.shape[0]}"
+            )
+        return np.where(condition.reshape(condition.shape + (1,) * (t.ndim - 1)), t, e)
+    raise invalid_argument(
+        "Inputs to operation Select of type Select must have the same size and shape.  "
+        f"Input 0: {shape_str(condition.shape)} != input 1: {shape_str(t.shape)}"
+    )
+
+
+def select_v2(condition: np.ndarray, t: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """SelectV2: elementwise choice with all three operands broadcast together."""
+    condition, t, e = np.asarray(condition), np.asarray(t), np.asarray(e)
+    try:
+        np.broadcast_shapes(condition.shape, t.shape, e.shape)
+    except ValueError:
+        raise invalid_argument(
+            f"condition {shape_str(condition.shape)}, then {shape_str(t.shape)}, and else "
+            f"{shape_str(e.shape)} must be broadcastable"
+        ) from None
+    return np.asarray(np.where(condition, t, e), dtype=t.dtype)
+
+
+# ---------------------------------------------------------------- cast
+
+_MANTISSA_BITS = {np.dtype(np.float64): 52, np.dtype(np.float32): 23, np.dtype(np.float16): 10}
+_UINT_OF = {8: np.uint64, 4: np.uint32, 2: np.uint16}
+_MANTISSA_BITS[np.dtype(ml_dtypes.bfloat16)] = 7
+
+
+def as_numpy_dtype(dtype: Any) -> np.dtype:
+    """A numpy dtype from a dtype attr given as numpy dtype, name, or an object with ``as_numpy_dtype``."""
+    return np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+
+
+def _truncate_mantissa(x: np.ndarray, dst: np.dtype) -> np.ndarray:
+    """Zero the mantissa bits the destination float lacks, so the cast truncates instead of rounding."""
+    drop = _MANTISSA_BITS.get(x.dtype, 0) - _MANTISSA_BITS.get(dst, 0)
+    if drop <= 0:
+        return x
+    uint = _UINT_OF[x.dtype.itemsize]
+    bits = x.view(uint) & ~uint((1 << drop) - 1)
+    return np.where(np.isnan(x), x, bits.view(x.dtype))
+
+
+def cast(x: np.ndarray, DstT: Any, Truncate: bool = False) -> np.ndarray:  # noqa: N803 - TF's attr names
+    """Cast x to DstT as C's static_cast does (float->int truncates, nonzero->True, bool->0/1)."""
+    x = np.asarray(x)
+    dst = as_numpy_dtype(DstT)
+    if dst == np.bool_:
+        return np.asarray(x != 0)
+    if Truncate and x.dtype in _MANTISSA_BITS and dst in _MANTISSA_BITS:
+        x = _truncate_mantissa(x, dst)
+    with np.errstate(all="ignore"):
+        if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dst, np.complexfloating):
+            x = x.real
+        return np.asarray(x.astype(dst))

@@ -1,0 +1,130 @@
+"""Seeded random kernels RandomStandardNormal and RandomUniform, bit-compatible with TensorFlow's CPU streams.
+
+TF draws from Philox4x32-10 keyed by (seed, seed2): key = the two 32-bit
+halves of seed, counter words 2-3 = the halves of seed2. Each 128-bit block
+becomes 4 uniform floats (23 random mantissa bits), 2 doubles (52 bits from
+two words), or, through Box-Muller, 4 float / 2 double normals; blocks are
+used in order and the last block is cut to the output size. The counter
+generation is vectorized over all blocks at once.
+
+``skip`` (in 128-bit blocks) reproduces a stateful kernel: TF's kernel object
+advances its generator by 256 * num_elements blocks per call, so the k-th call
+(from 0) of a kernel equals ``skip = k * 256 * num_elements`` (checked against TF).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from modtensor.kernels.cpu.elementwise import as_numpy_dtype
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.precision import HALF_TYPES
+
+_MUL_A = np.uint64(0xD2511F53)
+_MUL_B = np.uint64(0xCD9E8D57)
+_KEY_A = 0x9E3779B9
+_KEY_B = 0xBB67AE85
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+def philox_blocks(seed: int, seed2: int, num_blocks: int, skip: int = 0) -> np.ndarray:
+    """uint32 array [num_blocks, 4]: Philox4x32-10 outputs for counters skip .. skip+num_blocks-1."""
+    k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
+    c = np.arange(skip, skip + num_blocks, dtype=np.uint64)
+    # The 128-bit counter: words 0-1 count blocks, words 2-3 hold seed2 (carry into them is ignored
+    # as no tensor needs 2**64 blocks).
+    c0 = c & _MASK32
+    c1 = c >> np.uint64(32)
+    c2 = np.full_like(c0, seed2 & 0xFFFFFFFF)
+    c3 = np.full_like(c0, (seed2 >> 32) & 0xFFFFFFFF)
+    for _ in range(10):
+        p0 = _MUL_A * c0
+        p1 = _MUL_B * c2
+        hi0, lo0 = p0 >> np.uint64(32), p0 & _MASK32
+        hi1, lo1 = p1 >> np.uint64(32), p1 & _MASK32
+        c0, c1, c2, c3 = hi1 ^ c1 ^ np.uint64(k0), lo1, hi0 ^ c3 ^ np.uint64(k1), lo0
+        k0, k1 = (k0 + _KEY_A) & 0xFFFFFFFF, (k1 + _KEY_B) & 0xFFFFFFFF
+    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+
+
+def _uniform_float(bits: np.ndarray) -> np.ndarray:
+    """[0, 1) float32 from the low 23 bits of each word (exponent of 1.0, minus 1)."""
+    return ((bits & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0)
+
+
+def _uniform_double(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """[0, 1) float64 from 20 bits of hi and all 32 of lo."""
+    man = ((hi.astype(np.uint64) & np.uint64(0xFFFFF)) << np.uint64(32)) | lo.astype(np.uint64)
+    return (man | np.uint64(0x3FF0000000000000)).view(np.float64) - 1.0
+
+
+def _uniform_half(bits: np.ndarray) -> np.ndarray:
+    """[0, 1) float16 from the low 10 bits of each word."""
+    return ((bits & np.uint32(0x3FF)).astype(np.uint16) | np.uint16(0x3C00)).view(np.float16) - np.float16(1.0)
+
+
+def _seeds(seed: int, seed2: int) -> tuple[int, int]:
+    """TF picks fresh random seeds when both are 0 (nondeterministic, as documented)."""
+    if seed == 0 and seed2 == 0:
+        s = int.from_bytes(os.urandom(16), "little")
+        return s & (2**64 - 1), s >> 64
+    return seed & (2**64 - 1), seed2 & (2**64 - 1)
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    s = np.asarray(shape)
+    if s.ndim != 1:
+        raise invalid_argument(f"shape must be a vector of {{int32,int64}}, got shape {shape_str(s.shape)}")
+    dims = tuple(int(v) for v in s)
+    if any(d < 0 for d in dims):
+        raise invalid_argument(f"Dimension {min(dims)} must be >= 0")
+    return dims
+
+
+def random_uniform(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, skip: int = 0) -> np.ndarray:
+    """RandomUniform: floats in [0, 1) of the given shape, TF's stream for (seed, seed2) from block ``skip``."""
+    dims = _shape(shape)
+    dt = as_numpy_dtype(dtype)
+    n = int(np.prod(dims, dtype=np.int64))
+    k0, k1 = _seeds(seed, seed2)
+    if dt == np.float64:
+        blocks = philox_blocks(k0, k1, -(-n // 2), skip)
+        vals = _uniform_double(blocks[:, 0::2], blocks[:, 1::2]).reshape(-1)
+    else:
+        blocks = philox_blocks(k0, k1, -(-n // 4), skip).reshape(-1)
+        if dt == np.float16:
+            vals = _uniform_half(blocks)
+        elif dt in HALF_TYPES:  # bfloat16: 7 mantissa bits
+            vals = (((blocks & np.uint32(0x7F)) | np.uint32(0x3F80)).astype(np.uint16)).view(dt) - dt.type(1.0)
+        elif dt == np.float32:
+            vals = _uniform_float(blocks)
+        else:
+            raise invalid_argument(f"RandomUniform does not support dtype {dt}")
+    return np.asarray(vals[:n].astype(dt, copy=False).reshape(dims), order="C")
+
+
+def random_standard_normal(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, skip: int = 0) -> np.ndarray:
+    """RandomStandardNormal: N(0, 1) samples by Box-Muller on TF's Philox stream for (seed, seed2)."""
+    dims = _shape(shape)
+    dt = as_numpy_dtype(dtype)
+    n = int(np.prod(dims, dtype=np.int64))
+    k0, k1 = _seeds(seed, seed2)
+    with np.errstate(all="ignore"):
+        if dt == np.float64:
+            b = philox_blocks(k0, k1, -(-n // 2), skip)
+            u1 = np.maximum(_uniform_double(b[:, 0], b[:, 1]), 1e-7)
+            v1 = 2.0 * np.pi * _uniform_double(b[:, 2], b[:, 3])
+            r = np.sqrt(-2.0 * np.log(u1))
+            vals = np.stack([np.sin(v1) * r, np.cos(v1) * r], axis=-1).reshape(-1)
+        elif dt == np.float32 or dt in HALF_TYPES:
+            b = philox_blocks(k0, k1, -(-n // 4), skip).reshape(-1, 2)
+            u1 = np.maximum(_uniform_float(b[:, 0]), np.float32(1e-7))
+            v1 = np.float32(2.0 * np.pi) * _uniform_float(b[:, 1])
+            r = np.sqrt(np.float32(-2.0) * np.log(u1))
+            vals = np.stack([np.sin(v1) * r, np.cos(v1) * r], axis=-1).reshape(-1)
+        else:
+            raise invalid_argument(f"RandomStandardNormal does not support dtype {dt}")
+    return np.asarray(vals[:n].astype(dt).reshape(dims), order="C")
