@@ -1,0 +1,7 @@
+"""The standard op set: TensorFlow's OpDefs (names, args, attrs, defaults) and shape functions.
+
+Importing this package registers every op in the global registry (deferred: specs
+are parsed on the registry's first query, so the import stays cheap).
+"""
+
+from modtensor.ops import array_ops, control_ops, math_ops, nn_ops, random_ops  # noqa: F401

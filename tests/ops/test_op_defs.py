@@ -1,0 +1,73 @@
+"""modtensor's standard OpDefs equal TensorFlow 2.21's registered OpDefs (docs aside), field by field.
+
+``tests/golden/tf_op_defs.pbtxt`` was written by ``tools/dump_tf_op_defs.py`` from
+TensorFlow itself; a GraphDef exported by TF imports only if names, types,
+defaults and flags agree exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from google.protobuf import text_format
+
+import modtensor.ops  # noqa: F401  (registers the standard ops)
+from modtensor.framework.op_registry import global_registry
+from modtensor.framework.protos import op_def_pb2
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "tf_op_defs.pbtxt"
+TF_OP_DEFS = {op.name: op for op in text_format.Parse(GOLDEN.read_text(), op_def_pb2.OpList()).op}
+
+
+def _strip_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:
+    copy = op_def_pb2.OpDef()
+    copy.CopyFrom(op_def)
+    copy.ClearField("summary")
+    copy.ClearField("description")
+    for item in (*copy.input_arg, *copy.output_arg, *copy.attr):
+        item.ClearField("description")
+    return copy
+
+
+def _differences(ours: op_def_pb2.OpDef, theirs: op_def_pb2.OpDef) -> list[str]:
+    """Human-readable list of differing fields, e.g. "attr 'T'.allowed_values: ... != ..."."""
+    diffs = []
+    for field in ("name", "is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input",
+                  "is_distributed_communication", "deprecation", "control_output"):  # fmt: skip
+        a, b = getattr(ours, field), getattr(theirs, field)
+        if a != b:
+            diffs.append(f"{field}: {a!r} != TF's {b!r}")
+    for kind in ("input_arg", "output_arg", "attr"):
+        a_items, b_items = list(getattr(ours, kind)), list(getattr(theirs, kind))
+        if [x.name for x in a_items] != [x.name for x in b_items]:
+            diffs.append(f"{kind} names: {[x.name for x in a_items]} != TF's {[x.name for x in b_items]}")
+            continue
+        for a, b in zip(a_items, b_items, strict=True):
+            if a != b:
+                diffs.append(
+                    f"{kind} '{a.name}': {text_format.MessageToString(a, as_one_line=True)} != TF's "
+                    f"{text_format.MessageToString(b, as_one_line=True)}"
+                )
+    return diffs
+
+
+def test_golden_covers_the_starter_set_and_everything_is_registered() -> None:
+    registry = global_registry()
+    missing = sorted(name for name in TF_OP_DEFS if name not in registry)
+    assert not missing, f"ops in TF's golden OpDefs that modtensor.ops does not register: {missing}"
+    assert len(TF_OP_DEFS) >= 86
+
+
+@pytest.mark.parametrize("name", sorted(TF_OP_DEFS))
+def test_op_def_equals_tensorflow(name: str) -> None:
+    ours = _strip_docs(global_registry().get(name).op_def)
+    theirs = TF_OP_DEFS[name]
+    diffs = _differences(ours, theirs)
+    assert not diffs, f"OpDef of {name} differs from TensorFlow 2.21's:\n  " + "\n  ".join(diffs)
+    assert ours == theirs  # whole-message equality, in case a field is not listed above
+
+
+@pytest.mark.parametrize("name", sorted(TF_OP_DEFS))
+def test_every_standard_op_has_a_shape_fn(name: str) -> None:
+    assert global_registry().get(name).shape_fn is not None, f"{name} has no shape function"
