@@ -1,0 +1,422 @@
+"""``apply_op``: build a graph node from keyword arguments named after its OpDef, as op wrappers do.
+
+The keywords are the OpDef's input and attr names (a trailing ``_`` is allowed
+for names that are Python keywords). Python and numpy values become ``Const``
+nodes named ``<op>/<arg>`` of the type the op needs; type attrs (``T``), number
+attrs (``N``) and type-list attrs are inferred from the inputs; other attrs are
+converted by their OpDef type, and the errors read as TensorFlow's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import attr_value as attr_value_lib
+from modtensor.framework import dtypes, tensor_proto, tensor_shape
+from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
+from modtensor.framework.op_registry import global_registry
+from modtensor.framework.protos import attr_value_pb2, op_def_pb2, types_pb2
+
+__all__ = ["apply_op", "apply_op_outputs", "convert_to_tensor", "outputs_of", "constant"]
+
+
+def constant(
+    value: Any, dtype: Any = None, shape: Any = None, name: str = "Const", graph: Graph | None = None
+) -> SymbolicTensor:
+    """A ``Const`` node holding ``value`` (python or numpy) in ``graph`` (default: the default graph)."""
+    graph = graph or get_default_graph()
+    proto = tensor_proto.make_tensor_proto(value, dtype=dtype, shape=shape, allow_broadcast=shape is not None)
+    op = graph.create_op(
+        "Const",
+        [],
+        name=name,
+        attrs={"value": attr_value_pb2.AttrValue(tensor=proto), "dtype": attr_value_pb2.AttrValue(type=proto.dtype)},
+    )
+    return op.outputs[0]
+
+
+def convert_to_tensor(
+    value: Any, dtype: Any = None, name: str = "Const", preferred_dtype: Any = None, graph: Graph | None = None
+) -> SymbolicTensor:
+    """``value`` as a graph tensor: tensors pass through (dtype checked), other values become a Const.
+
+    ``preferred_dtype`` is tried first and dropped silently if the value does not fit it.
+    """
+    if isinstance(value, SymbolicTensor):
+        if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype.base_dtype:
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for Tensor with dtype "
+                f"{value.dtype.name}: {value!r}"
+            )
+        return value
+    if isinstance(value, Operation):
+        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, name={name!r})")
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return constant(value, dtype=preferred_dtype, name=name, graph=graph)
+        except (TypeError, ValueError):
+            pass
+    return constant(value, dtype=dtype, name=name, graph=graph)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _attr_def(op_def: op_def_pb2.OpDef, name: str) -> op_def_pb2.OpDef.AttrDef:
+    for attr in op_def.attr:
+        if attr.name == name:
+            return attr
+    raise TypeError(f"Inconsistent OpDef for '{op_def.name}', missing attr '{name}'")
+
+
+def _check_type_allowed(dtype: dtypes.DType, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str) -> None:
+    if attr_def.HasField("allowed_values"):
+        allowed = list(attr_def.allowed_values.list.type)
+        if dtype.as_datatype_enum not in allowed:
+            names = ", ".join(dtypes.as_dtype(t).name for t in allowed)
+            raise TypeError(
+                f"Value passed to parameter '{param_name}' has DataType {dtype.name} not in list of allowed values: "
+                f"{names}"
+            )
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+class _Builder:
+    """State of one apply_op call: the inputs converted so far and the attrs inferred from them."""
+
+    def __init__(self, op_def: op_def_pb2.OpDef, graph: Graph):
+        self.op_def = op_def
+        self.graph = graph
+        self.name = op_def.name
+        self.attrs: dict[str, Any] = {}
+        self.inferred_from: dict[str, str] = {}
+        self.inputs: list[SymbolicTensor] = []
+        self.default_types: dict[str, dtypes.DType] = {}
+        self.allowed_types: dict[str, list[int]] = {}
+        for attr in op_def.attr:
+            if attr.type != "type":
+                continue
+            if attr.HasField("default_value"):
+                self.default_types[attr.name] = dtypes.as_dtype(attr.default_value.type)
+            if attr.HasField("allowed_values"):
+                self.allowed_types[attr.name] = list(attr.allowed_values.list.type)
+
+    # ------------------------------------------------------------------ inputs
+
+    def convert_list(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, values: Any) -> list[SymbolicTensor]:
+        if not _is_list(values):
+            raise TypeError(f"Expected list for '{input_name}' argument to '{self.name}' Op, not {values}.")
+        dtype = None
+        preferred = None
+        if arg.type != types_pb2.DT_INVALID:
+            dtype = dtypes.as_dtype(arg.type)
+        elif arg.number_attr:
+            if arg.type_attr in self.attrs:
+                dtype = self.attrs[arg.type_attr]
+            else:
+                dtype = next((v.dtype.base_dtype for v in values if isinstance(v, SymbolicTensor)), None)
+            if dtype is None:
+                preferred = self.default_types.get(arg.type_attr)
+        try:
+            tensors = [
+                convert_to_tensor(v, dtype=dtype, name=f"{arg.name}_{i}", preferred_dtype=preferred, graph=self.graph)
+                for i, v in enumerate(values)
+            ]
+            if arg.number_attr and len({t.dtype.base_dtype for t in tensors}) > 1:
+                raise TypeError("types differ")
+        except (TypeError, ValueError):
+            observed = ", ".join(self._observed_type(v) for v in values)
+            prefix = f"Tensors in list passed to '{input_name}' of '{self.name}' Op have types [{observed}]"
+            if arg.number_attr:
+                if arg.type != types_pb2.DT_INVALID:
+                    raise TypeError(f"{prefix} that do not match expected type {dtype.name}.") from None
+                if arg.type_attr in self.attrs:
+                    raise TypeError(
+                        f"{prefix} that do not match type {dtype.name} inferred from earlier arguments."
+                    ) from None
+                raise TypeError(f"{prefix} that don't all match.") from None
+            raise TypeError(f"{prefix} that are invalid. Tensors: {values}") from None
+        return tensors
+
+    @staticmethod
+    def _observed_type(value: Any) -> str:
+        if isinstance(value, SymbolicTensor):
+            return value.dtype.base_dtype.name
+        try:
+            return dtypes.as_dtype(tensor_proto.make_tensor_proto(value).dtype).name
+        except (TypeError, ValueError):
+            return "<NOT CONVERTIBLE TO TENSOR>"
+
+    def convert_single(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, value: Any) -> SymbolicTensor:
+        dtype = None
+        preferred = None
+        allowed = None
+        if arg.type != types_pb2.DT_INVALID:
+            dtype = dtypes.as_dtype(arg.type)
+        elif arg.type_attr in self.attrs:
+            dtype = self.attrs[arg.type_attr]
+        elif arg.type_attr in self.default_types:
+            preferred = self.default_types[arg.type_attr]
+            allowed = self.allowed_types.get(arg.type_attr)
+        if isinstance(value, SymbolicTensor):
+            if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:
+                self._raise_mismatch(arg, input_name, value.dtype.base_dtype)
+            return value
+        try:
+            if dtype is None and allowed:
+                try:
+                    proto = tensor_proto.make_tensor_proto(value)
+                except (TypeError, ValueError):
+                    proto = None
+                if proto is not None and proto.dtype in allowed:
+                    return convert_to_tensor(value, dtype=proto.dtype, name=arg.name, graph=self.graph)
+                return convert_to_tensor(value, name=arg.name, preferred_dtype=preferred, graph=self.graph)
+            return convert_to_tensor(value, dtype=dtype, name=arg.name, preferred_dtype=preferred, graph=self.graph)
+        except TypeError as err:
+            if dtype is None:
+                raise
+            raise TypeError(
+                f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{self.name}', got "
+                f"{value!r} of type '{_type_name(value)}' instead. Error: {err}"
+            ) from None
+        except ValueError as err:
+            raise ValueError(f"Tried to convert '{input_name}' to a tensor and failed. Error: {err}") from None
+
+    def _raise_mismatch(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, actual: dtypes.DType) -> None:
+        prefix = f"Input '{input_name}' of '{self.name}' Op has type {actual.name} that does not match"
+        if arg.type != types_pb2.DT_INVALID:
+            raise TypeError(f"{prefix} expected type of {dtypes.as_dtype(arg.type).name}.")
+        expected = self.attrs[arg.type_attr]
+        raise TypeError(f"{prefix} type {expected.name} of argument '{self.inferred_from[arg.type_attr]}'.")
+
+    def add_input(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, values: Any) -> None:
+        is_list = bool(arg.number_attr or arg.type_list_attr)
+        if is_list:
+            tensors = self.convert_list(arg, input_name, values)
+        else:
+            tensors = [self.convert_single(arg, input_name, values)]
+        base_types = [t.dtype.base_dtype for t in tensors]
+        if arg.number_attr:
+            if arg.number_attr in self.attrs:
+                if len(tensors) != self.attrs[arg.number_attr]:
+                    raise ValueError(
+                        f"List argument '{input_name}' to '{self.name}' Op with length {len(tensors)} must match "
+                        f"length {self.attrs[arg.number_attr]} of argument '{self.inferred_from[arg.number_attr]}'."
+                    )
+            else:
+                self.attrs[arg.number_attr] = len(tensors)
+                self.inferred_from[arg.number_attr] = input_name
+                number_def = _attr_def(self.op_def, arg.number_attr)
+                if number_def.has_minimum and len(tensors) < number_def.minimum:
+                    raise ValueError(
+                        f"List argument '{input_name}' to '{self.name}' Op with length {len(tensors)} shorter "
+                        f"than minimum length {number_def.minimum}."
+                    )
+            if any(t != base_types[0] for t in base_types):
+                raise TypeError(
+                    f"All tensors passed to '{input_name}' of '{self.name}' Op must have the same type. "
+                    f"Got {base_types} instead."
+                )
+            if arg.type_attr and arg.type_attr not in self.attrs:
+                if base_types:
+                    _check_type_allowed(base_types[0], _attr_def(self.op_def, arg.type_attr), input_name)
+                    self.attrs[arg.type_attr] = base_types[0]
+                    self.inferred_from[arg.type_attr] = input_name
+                elif arg.type_attr not in self.default_types:
+                    raise TypeError(
+                        "Don't know how to infer type variable from empty input list passed to input "
+                        f"'{input_name}' of '{self.name}' Op."
+                    )
+        elif arg.type_attr:
+            actual = base_types[0]
+            if arg.type_attr in self.attrs:
+                if self.attrs[arg.type_attr] != actual:
+                    self._raise_mismatch(arg, input_name, actual)
+            else:
+                _check_type_allowed(actual, _attr_def(self.op_def, arg.type_attr), input_name)
+                self.attrs[arg.type_attr] = actual
+                self.inferred_from[arg.type_attr] = input_name
+        elif arg.type_list_attr:
+            if arg.type_list_attr in self.attrs:
+                if list(self.attrs[arg.type_list_attr]) != base_types:
+                    actual_names = ", ".join(t.name for t in base_types)
+                    expected_names = ", ".join(dtypes.as_dtype(t).name for t in self.attrs[arg.type_list_attr])
+                    raise TypeError(
+                        f"Input '{input_name}' of '{self.name}' Op has type list of {actual_names} that does not "
+                        f"match type list {expected_names} of argument "
+                        f"'{self.inferred_from[arg.type_list_attr]}'."
+                    )
+            else:
+                type_list_def = _attr_def(self.op_def, arg.type_list_attr)
+                for t in base_types:
+                    _check_type_allowed(t, type_list_def, input_name)
+                self.attrs[arg.type_list_attr] = base_types
+                self.inferred_from[arg.type_list_attr] = input_name
+        if arg.is_ref and not all(t.dtype.is_ref_dtype for t in tensors):
+            raise TypeError(
+                f"'{self.name}' Op requires that input '{input_name}' be a mutable tensor (e.g.: a tf.Variable)"
+            )
+        self.inputs.extend(tensors)
+
+    # ------------------------------------------------------------------ attrs
+
+    def attr_protos(self) -> dict[str, attr_value_pb2.AttrValue]:
+        protos: dict[str, attr_value_pb2.AttrValue] = {}
+        for attr in self.op_def.attr:
+            if attr.name not in self.attrs:
+                continue
+            value = self.attrs[attr.name]
+            protos[attr.name] = _value_to_attr_value(value, attr, self.name)
+        return protos
+
+
+def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: str) -> attr_value_pb2.AttrValue:
+    """Convert with TF's per-type messages, then check allowed values and minimums as TF's wrappers do."""
+    if isinstance(value, attr_value_pb2.AttrValue):
+        return value
+    attr_type = attr.type
+    _check_scalar_kind(value, attr_type, attr.name)
+    try:
+        proto = attr_value_lib.to_attr_value(value, attr_type, name=attr.name)
+    except TypeError as e:
+        raise TypeError(f"{e}") from None
+    if attr_type == "type":
+        _check_type_allowed(dtypes.as_dtype(proto.type), attr, attr.name)
+    elif attr_type == "list(type)":
+        for t in proto.list.type:
+            _check_type_allowed(dtypes.as_dtype(t), attr, attr.name)
+    elif attr_type == "string" and attr.HasField("allowed_values"):
+        allowed = [s.decode() for s in attr.allowed_values.list.s]
+        if proto.s.decode(errors="replace") not in allowed:
+            quoted = '", "'.join(allowed)
+            raise ValueError(
+                f"Attr '{attr.name}' of '{op_name}' Op passed string '{proto.s.decode(errors='replace')}' "
+                f'not in: "{quoted}".'
+            )
+    elif attr_type == "int" and attr.has_minimum and proto.i < attr.minimum:
+        raise ValueError(f"Attr '{attr.name}' of '{op_name}' Op passed {proto.i} less than minimum {attr.minimum}.")
+    elif attr_type.startswith("list(") and attr.has_minimum:
+        length = len(getattr(proto.list, _LIST_FIELD.get(attr_type, "i")))
+        if length < attr.minimum:
+            raise ValueError(
+                f"Attr '{attr.name}' of '{op_name}' Op passed list of length {length} less than minimum {attr.minimum}."
+            )
+    return proto
+
+
+_LIST_FIELD = {
+    "list(string)": "s",
+    "list(int)": "i",
+    "list(float)": "f",
+    "list(bool)": "b",
+    "list(type)": "type",
+    "list(shape)": "shape",
+    "list(tensor)": "tensor",
+    "list(func)": "func",
+}
+
+
+def _check_scalar_kind(value: Any, attr_type: str, name: str) -> None:
+    """TF's wrapper checks for scalar attr values: ints are not bools, bools are bools, strings are strings."""
+    items = value if attr_type.startswith("list(") and _is_list(value) else [value]
+    kind = attr_type[5:-1] if attr_type.startswith("list(") else attr_type
+    for item in items:
+        if kind == "bool" and not isinstance(item, (bool, np.bool_)):
+            raise TypeError(f"Expected bool for argument '{name}' not {item!r}.")
+        if kind == "int" and (isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer))):
+            raise TypeError(f"Expected int for argument '{name}' not {item!r}.")
+        if kind == "float" and not isinstance(item, (int, float, np.integer, np.floating)):
+            raise TypeError(f"Expected float for argument '{name}' not {item!r}.")
+        if kind == "string" and not isinstance(item, (str, bytes)):
+            raise TypeError(f"Expected string for argument '{name}' not {item!r}.")
+        if kind == "shape" and item is not None:
+            try:
+                tensor_shape.as_shape(item)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Error converting {item!r} (arg name = {name}) to a TensorShape: {e}") from None
+
+
+def _graph_of(values: Sequence[Any]) -> Graph:
+    """The graph of the tensor arguments (all must agree), else the default graph."""
+    found: Graph | None = None
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if _is_list(v):
+            stack.extend(v)
+        elif isinstance(v, (SymbolicTensor, Operation)):
+            if found is None:
+                found = v.graph
+            elif v.graph is not found:
+                raise ValueError(f"{v!r} must be from the same graph as the other inputs ({found!r}).")
+    return found or get_default_graph()
+
+
+def apply_op(op_type_name: str, name: str | None = None, **keywords: Any) -> Operation:
+    """Add an ``op_type_name`` node built from keyword arguments to the inputs' graph; return the Operation.
+
+    Inputs are passed by their OpDef arg names; attrs that the inputs do not determine
+    are passed by name or take their defaults. The op is named ``name`` (default: the
+    op type) in the current name scope, and Const nodes made from python values are
+    named ``<op name>/<arg name>``.
+    """
+    op_def = global_registry().get(op_type_name).op_def
+    graph = _graph_of(list(keywords.values()))
+    builder = _Builder(op_def, graph)
+    with graph.name_scope(name or op_type_name) as scope:
+        for arg in op_def.input_arg:
+            input_name = arg.name
+            if input_name in keywords:
+                values = keywords.pop(input_name)
+            elif input_name + "_" in keywords:
+                input_name += "_"
+                values = keywords.pop(input_name)
+            else:
+                raise TypeError(f"No argument for input {input_name} found in {op_type_name} Op")
+            builder.add_input(arg, input_name, values)
+        for attr in op_def.attr:
+            if attr.name in builder.attrs:
+                if attr.name in keywords or attr.name + "_" in keywords:
+                    raise TypeError(f"Should not specify value for inferred attr '{attr.name}' for {op_type_name}.")
+                continue
+            if attr.name in keywords:
+                builder.attrs[attr.name] = keywords.pop(attr.name)
+            elif attr.name + "_" in keywords:
+                builder.attrs[attr.name] = keywords.pop(attr.name + "_")
+            elif attr.name in builder.default_types:
+                builder.attrs[attr.name] = builder.default_types[attr.name]
+            elif not attr.HasField("default_value"):
+                raise TypeError(f"No argument found for attr {attr.name} for {op_type_name}")
+        if keywords:
+            raise TypeError(f"{op_type_name} got unexpected keyword arguments: {', '.join(sorted(keywords))}.")
+        attrs = builder.attr_protos()
+        input_types = [t.dtype for t in builder.inputs]
+        return graph.create_op(
+            op_type_name, builder.inputs, name=scope, attrs=attrs, op_def=op_def, input_types=input_types
+        )
+
+
+def outputs_of(op: Operation) -> Any:
+    """What TF's generated wrappers return: None for no outputs, the tensor for one, else the list."""
+    outputs = op.outputs
+    if not outputs:
+        return None
+    if len(outputs) == 1 and not _has_list_output(op.op_def):
+        return outputs[0]
+    return outputs
+
+
+def _has_list_output(op_def: op_def_pb2.OpDef) -> bool:
+    return len(op_def.output_arg) == 1 and bool(op_def.output_arg[0].number_attr or op_def.output_arg[0].type_list_attr)
+
+
+def apply_op_outputs(op_type_name: str, name: str | None = None, **keywords: Any) -> Any:
+    """``apply_op`` and return the outputs as a generated wrapper does (see :func:`outputs_of`)."""
+    return outputs_of(apply_op(op_type_name, name=name, **keywords))
