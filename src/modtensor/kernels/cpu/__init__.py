@@ -12,6 +12,7 @@ inputs. It returns a numpy array, or a tuple for multi-output ops, and raises
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from modtensor.kernels.cpu import activations, array, conv, elementwise, matmul, pooling, random, reductions
 from modtensor.kernels.cpu import strided_slice as _strided_slice
@@ -113,4 +114,12 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "RandomUniform": random.random_uniform,
 }
 
-__all__ = ["OP_FUNCTIONS"]
+
+def register_cpu_kernels(registry: Any = None) -> list[Any]:
+    """Register these functions (and Const, Placeholder, Identity, ...) as CPU kernels; see registrations.py."""
+    from modtensor.kernels.cpu.registrations import register_cpu_kernels as register
+
+    return register(registry)
+
+
+__all__ = ["OP_FUNCTIONS", "register_cpu_kernels"]

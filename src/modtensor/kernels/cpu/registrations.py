@@ -1,0 +1,335 @@
+"""Registers the built-in CPU kernels: every numpy function of OP_FUNCTIONS plus the graph-plumbing ops.
+
+The CPU kernels go through the same ``KernelRegistry.register`` a plugin uses.
+Type constraints are TensorFlow 2.21's for its CPU kernels (the union of its CPU
+KernelDefs per op, without quantized, resource and variant types), so a node gets
+a CPU kernel here exactly when TensorFlow's CPU has one; the test
+tests/runtime/test_cpu_kernels_registered.py holds them to the fixture written by
+tools/dump_tf_cpu_kernel_constraints.py.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import errors, tensor_proto
+from modtensor.framework.protos import tensor_shape_pb2
+from modtensor.kernels.cpu import OP_FUNCTIONS
+from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
+from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
+
+__all__ = [
+    "CPU_TYPE_CONSTRAINTS",
+    "ConstKernel",
+    "IdentityKernel",
+    "IdentityNKernel",
+    "NoOpKernel",
+    "PlaceholderKernel",
+    "PlaceholderWithDefaultKernel",
+    "RandomKernel",
+    "SnapshotKernel",
+    "register_cpu_kernels",
+    "register_device_agnostic_kernels",
+]
+
+SOURCE = "modtensor.kernels.cpu"
+
+# Groups used in the table below.
+_TYPE_GROUPS = {
+    "FLOATS": "bfloat16 float16 float32 float64",
+    "INTS": "int8 int16 int32 int64",
+    "UINTS": "uint8 uint16 uint32 uint64",
+    "COMPLEX": "complex64 complex128",
+}
+
+# op -> {attr: allowed dtypes}: TensorFlow 2.21's CPU kernel constraints (ops absent: unconstrained).
+CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "Abs": {"T": "FLOATS INTS"},
+    "Add": {"T": "FLOATS INTS uint8 COMPLEX string"},
+    "AddV2": {"T": "FLOATS INTS UINTS COMPLEX"},
+    "All": {"Tidx": "int32 int64"},
+    "Any": {"Tidx": "int32 int64"},
+    "ArgMax": {
+        "T": "FLOATS INTS UINTS bool",
+        "output_type": "int16 int32 int64 uint16",
+    },
+    "ArgMin": {
+        "T": "FLOATS INTS UINTS bool",
+        "output_type": "int32 int64",
+    },
+    "AvgPool": {"T": "FLOATS"},
+    "BatchMatMulV2": {"T": "FLOATS int16 int32 int64 COMPLEX"},
+    "BiasAdd": {"T": "FLOATS INTS UINTS COMPLEX"},
+    "Ceil": {"T": "FLOATS"},
+    "ConcatV2": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "Conv2D": {"T": "FLOATS int32"},
+    "Cos": {"T": "FLOATS COMPLEX"},
+    "DepthwiseConv2dNative": {"T": "FLOATS"},
+    "Div": {"T": "FLOATS INTS UINTS COMPLEX"},
+    "Elu": {"T": "FLOATS"},
+    "Equal": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
+    "Erf": {"T": "FLOATS"},
+    "Erfc": {"T": "FLOATS"},
+    "Exp": {"T": "FLOATS COMPLEX"},
+    "ExpandDims": {"Tdim": "int32 int64"},
+    "Expm1": {"T": "FLOATS COMPLEX"},
+    "Fill": {
+        "T": "FLOATS INTS UINTS bool COMPLEX string int4 uint4",
+        "index_type": "int32 int64",
+    },
+    "Floor": {"T": "FLOATS"},
+    "FloorDiv": {"T": "FLOATS INTS UINTS"},
+    "FloorMod": {"T": "FLOATS INTS UINTS"},
+    "GatherV2": {
+        "Tindices": "int16 int32 int64",
+        "Tparams": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2",
+    },
+    "Greater": {"T": "FLOATS INTS UINTS"},
+    "GreaterEqual": {"T": "FLOATS INTS UINTS"},
+    "Less": {"T": "FLOATS INTS UINTS"},
+    "LessEqual": {"T": "FLOATS INTS UINTS"},
+    "Log": {"T": "FLOATS COMPLEX"},
+    "Log1p": {"T": "FLOATS COMPLEX"},
+    "LogSoftmax": {"T": "FLOATS"},
+    "MatMul": {"T": "FLOATS int16 int32 int64 COMPLEX"},
+    "Max": {
+        "T": "FLOATS INTS UINTS",
+        "Tidx": "int32 int64",
+    },
+    "MaxPool": {"T": "FLOATS INTS UINTS"},
+    "Maximum": {"T": "FLOATS INTS UINTS"},
+    "Mean": {
+        "T": "FLOATS INTS UINTS COMPLEX",
+        "Tidx": "int32 int64",
+    },
+    "Min": {
+        "T": "FLOATS INTS UINTS",
+        "Tidx": "int32 int64",
+    },
+    "Minimum": {"T": "FLOATS INTS UINTS"},
+    "Mul": {"T": "FLOATS INTS UINTS COMPLEX"},
+    "Neg": {"T": "FLOATS INTS COMPLEX"},
+    "NotEqual": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
+    "OneHot": {
+        "T": "FLOATS INTS UINTS bool COMPLEX string",
+        "TI": "int8 int32 int64 uint8",
+    },
+    "OnesLike": {"T": "FLOATS INTS UINTS bool COMPLEX"},
+    "Pack": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "Pad": {
+        "T": "FLOATS INTS UINTS bool COMPLEX string",
+        "Tpaddings": "int32 int64",
+    },
+    "Pow": {"T": "FLOATS INTS COMPLEX"},
+    "Prod": {
+        "T": "FLOATS INTS UINTS COMPLEX",
+        "Tidx": "int32 int64",
+    },
+    "RandomStandardNormal": {"dtype": "FLOATS"},
+    "RandomUniform": {"dtype": "FLOATS"},
+    "Range": {"Tidx": "FLOATS int32 int64"},
+    "RealDiv": {"T": "FLOATS COMPLEX"},
+    "Reciprocal": {"T": "FLOATS COMPLEX"},
+    "Relu": {"T": "FLOATS INTS UINTS"},
+    "Relu6": {"T": "FLOATS INTS UINTS"},
+    "Reshape": {"Tshape": "int32 int64"},
+    "Round": {"T": "FLOATS int32 int64"},
+    "Rsqrt": {"T": "FLOATS COMPLEX"},
+    "Select": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
+    "SelectV2": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
+    "Shape": {"out_type": "int32 int64"},
+    "Sigmoid": {"T": "FLOATS COMPLEX"},
+    "Sign": {"T": "FLOATS INTS COMPLEX"},
+    "Sin": {"T": "FLOATS COMPLEX"},
+    "Size": {"out_type": "int32 int64"},
+    "Slice": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "Snapshot": {"T": "FLOATS INTS UINTS bool COMPLEX"},
+    "Softmax": {"T": "FLOATS"},
+    "Sqrt": {"T": "FLOATS COMPLEX"},
+    "Square": {"T": "FLOATS INTS UINTS COMPLEX"},
+    "SquaredDifference": {"T": "FLOATS int32 int64 COMPLEX"},
+    "StridedSlice": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "Sub": {"T": "FLOATS INTS UINTS COMPLEX"},
+    "Sum": {
+        "T": "FLOATS INTS UINTS COMPLEX",
+        "Tidx": "int32 int64",
+    },
+    "Tanh": {"T": "FLOATS COMPLEX"},
+    "Tile": {"Tmultiples": "int32 int64"},
+    "Transpose": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "Unpack": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "ZerosLike": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
+}
+
+
+class ConstKernel(OpKernel):
+    """Const: the ``value`` attr decoded once at construction and output read-only on every call."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        proto = ctx.get_attr_proto("value").tensor
+        try:
+            value = tensor_proto.make_ndarray(proto)
+        except (TypeError, ValueError) as exc:
+            raise errors.InvalidArgumentError(ctx.node_def, None, f"Unable to parse tensor proto: {exc}") from exc
+        expected = ctx.output_types[0]
+        if proto.dtype != expected.as_datatype_enum:
+            got = ctx.output_types[0].__class__(proto.dtype).cpp_name
+            raise errors.InvalidArgumentError(
+                ctx.node_def, None, f"Type mismatch between value ({got}) and dtype ({expected.cpp_name})"
+            )
+        value = np.array(value, copy=True, order="C")  # own the buffer, so read-only is final
+        value.flags.writeable = False
+        self._value = value
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Output the constant (a read-only array: never forwarded or written in place)."""
+        ctx.outputs[0] = self._value
+
+
+def _shape_text(shape: tensor_shape_pb2.TensorShapeProto) -> str:
+    return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in shape.dim) + "]"
+
+
+class PlaceholderKernel(OpKernel):
+    """Placeholder: running it means nobody fed it, which is TF's InvalidArgumentError."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        shape = ctx.get_attr_proto("shape").shape
+        where = f"You must feed a value for placeholder tensor '{ctx.name}' with dtype {ctx.output_types[0].cpp_name}"
+        if not shape.unknown_rank and len(shape.dim) > 0:
+            where += f" and shape {_shape_text(shape)}"
+        self._message = where
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Fail: a fed placeholder is replaced by the executor and never computed."""
+        ctx.fail(errors.InvalidArgumentError(self.node_def, None, self._message))
+
+
+class IdentityKernel(OpKernel):
+    """Identity, StopGradient, PlaceholderWithDefault: output 0 is input 0 (same buffer)."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Pass the input through."""
+        ctx.outputs[0] = ctx.inputs[0]
+
+
+PlaceholderWithDefaultKernel = IdentityKernel
+
+
+class SnapshotKernel(OpKernel):
+    """Snapshot: a copy of the input that later in-place writes to the input cannot change."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Copy the input into a new buffer (forwarding it instead when nothing else sees it)."""
+        x = ctx.inputs[0]
+        shape = x.shape
+        del x
+        out, forwarded = ctx.forward_input_or_allocate_output((0,), 0, shape)
+        if forwarded < 0:
+            np.copyto(out, ctx.inputs[0])
+
+
+class IdentityNKernel(OpKernel):
+    """IdentityN: each output is the matching input."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Pass every input through."""
+        ctx.outputs[:] = ctx.inputs
+
+
+class NoOpKernel(OpKernel):
+    """NoOp: nothing to do (used for control dependencies)."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Do nothing."""
+
+
+class RandomKernel(OpKernel):
+    """RandomUniform / RandomStandardNormal: TF's stateful Philox stream, advanced per call as TF's kernel does.
+
+    With seed == seed2 == 0 the kernel draws fresh seeds once at construction
+    (nondeterministic, as in TF); every call advances the stream by 256 blocks per
+    output element, so call k gives TF's k-th result for the same seeds.
+    """
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._fn = OP_FUNCTIONS[ctx.type]
+        seed, seed2 = ctx.get_attr("seed"), ctx.get_attr("seed2")
+        if seed == 0 and seed2 == 0:
+            bits = int.from_bytes(os.urandom(16), "little")
+            seed, seed2 = bits & (2**63 - 1) or 1, (bits >> 64) & (2**63 - 1)
+        self._seed, self._seed2 = seed, seed2
+        self._dtype = ctx.output_types[0]
+        self._skip = 0
+        self._lock = threading.Lock()
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Draw the next samples of this kernel's stream."""
+        shape = ctx.inputs[0]
+        n = int(np.prod(np.asarray(shape), dtype=np.int64)) if np.asarray(shape).ndim == 1 else 0
+        with self._lock:
+            skip = self._skip
+            self._skip += 256 * n
+        ctx.outputs[0] = self._fn(shape, self._dtype, seed=self._seed, seed2=self._seed2, skip=skip)
+
+
+_PLUMBING: dict[str, type[OpKernel]] = {
+    "Const": ConstKernel,
+    "Placeholder": PlaceholderKernel,
+    "PlaceholderWithDefault": PlaceholderWithDefaultKernel,
+    "Identity": IdentityKernel,
+    "StopGradient": IdentityKernel,
+    "IdentityN": IdentityNKernel,
+    "NoOp": NoOpKernel,
+}
+_DEVICE_AGNOSTIC = ("Placeholder", "PlaceholderWithDefault", "Identity", "StopGradient", "IdentityN", "NoOp")
+_STATEFUL: dict[str, type[OpKernel]] = {"RandomUniform": RandomKernel, "RandomStandardNormal": RandomKernel}
+
+_registered: dict[int, list[KernelRegistration]] = {}
+_lock = threading.Lock()
+
+
+def _constraints(op: str) -> dict[str, list[str]] | None:
+    table = CPU_TYPE_CONSTRAINTS.get(op)
+    if table is None:
+        return None
+    return {attr: " ".join(_TYPE_GROUPS.get(n, n) for n in names.split()).split() for attr, names in table.items()}
+
+
+def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelRegistration]:
+    """Register every built-in CPU kernel into ``registry`` (default: the global one) once; returns them."""
+    target = registry if registry is not None else global_kernel_registry()
+    with _lock:
+        done = _registered.get(id(target))
+        if done is not None:
+            return list(done)
+        regs: list[KernelRegistration] = []
+        for op, fn in OP_FUNCTIONS.items():
+            factory: Any = _STATEFUL.get(op) or FunctionKernel.factory_for(fn)
+            regs.append(target.register(op, "CPU", factory, constraints=_constraints(op), source=SOURCE))
+        for op, cls in _PLUMBING.items():
+            regs.append(target.register(op, "CPU", cls, source=SOURCE))
+        regs.append(
+            target.register("Snapshot", "CPU", SnapshotKernel, constraints=_constraints("Snapshot"), source=SOURCE)
+        )
+        _registered[id(target)] = regs
+        return list(regs)
+
+
+def register_device_agnostic_kernels(
+    device_type: str, registry: KernelRegistry | None = None
+) -> list[KernelRegistration]:
+    """Register the plumbing kernels that only pass values through (Identity, NoOp, ...) for another device type.
+
+    TensorFlow registers these for every device; a pluggable device calls this so graphs
+    need no copies to CPU for them. Returns the registrations (for rollback).
+    """
+    target = registry if registry is not None else global_kernel_registry()
+    return [target.register(op, device_type, _PLUMBING[op], source=SOURCE) for op in _DEVICE_AGNOSTIC]

@@ -1,0 +1,116 @@
+"""Allocators: the interface every device's memory goes through, and the CPU allocator.
+
+Kernels get output and temporary buffers from their device's allocator
+(``OpKernelContext.allocate_output`` / ``allocate_temp``), so a device plugin
+controls its memory (a BFC allocator, the plugin's own) behind one small contract.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import dtypes
+
+__all__ = ["Allocator", "AllocatorStats", "CPUAllocator", "as_numpy_dtype"]
+
+
+def as_numpy_dtype(dtype: Any) -> np.dtype:
+    """The numpy dtype of a numpy dtype, DType, DataType enum or TF type name."""
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if isinstance(dtype, type) and issubclass(dtype, np.generic):
+        return np.dtype(dtype)
+    return np.dtype(dtypes.as_dtype(dtype).as_numpy_dtype)
+
+
+@dataclass
+class AllocatorStats:
+    """Memory statistics of one allocator, with TensorFlow's AllocatorStats field names."""
+
+    num_allocs: int = 0
+    bytes_in_use: int = 0
+    peak_bytes_in_use: int = 0
+    largest_alloc_size: int = 0
+    bytes_limit: int | None = None
+
+
+class Allocator(ABC):
+    """Hands out device buffers of a shape and dtype; optionally keeps statistics."""
+
+    name: str = "allocator"
+
+    @abstractmethod
+    def allocate(self, shape: Sequence[int], dtype: Any) -> Any:
+        """A new buffer of ``shape`` and ``dtype`` with unspecified contents."""
+
+    def deallocate(self, value: Any) -> None:
+        """Free a buffer explicitly (numpy memory is freed by garbage collection: no-op)."""
+        del value
+
+    def get_stats(self) -> AllocatorStats | None:
+        """Current statistics, or None when this allocator does not track them."""
+        return None
+
+    def clear_stats(self) -> None:
+        """Reset the counters that accumulate (allocation count, peak, largest); no-op without stats."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class CPUAllocator(Allocator):
+    """Host memory from numpy; tracks bytes in use and peak when ``collect_stats`` is on.
+
+    Tracking attaches a finalizer to each buffer (about a microsecond), so it is off
+    by default, as TensorFlow's CPU allocator stats are.
+    """
+
+    def __init__(self, name: str = "cpu", *, collect_stats: bool = False, bytes_limit: int | None = None):
+        self.name = name
+        self.collect_stats = collect_stats
+        self._lock = threading.Lock()
+        self._stats = AllocatorStats(bytes_limit=bytes_limit)
+
+    def allocate(self, shape: Sequence[int], dtype: Any) -> np.ndarray:
+        """``np.empty(shape, dtype)``, counted in the stats when collecting."""
+        array = np.empty(tuple(shape), dtype=as_numpy_dtype(dtype))
+        if self.collect_stats:
+            size = array.nbytes
+            with self._lock:
+                s = self._stats
+                s.num_allocs += 1
+                s.bytes_in_use += size
+                s.peak_bytes_in_use = max(s.peak_bytes_in_use, s.bytes_in_use)
+                s.largest_alloc_size = max(s.largest_alloc_size, size)
+            weakref.finalize(array, self._release, size)
+        return array
+
+    def _release(self, size: int) -> None:
+        with self._lock:
+            self._stats.bytes_in_use -= size
+
+    def get_stats(self) -> AllocatorStats | None:
+        """A snapshot of the counters, or None when not collecting."""
+        if not self.collect_stats:
+            return None
+        with self._lock:
+            s = self._stats
+            return AllocatorStats(
+                s.num_allocs, s.bytes_in_use, s.peak_bytes_in_use, s.largest_alloc_size, s.bytes_limit
+            )
+
+    def clear_stats(self) -> None:
+        """Reset num_allocs, peak (to the bytes now in use) and largest allocation."""
+        with self._lock:
+            s = self._stats
+            s.num_allocs = 0
+            s.peak_bytes_in_use = s.bytes_in_use
+            s.largest_alloc_size = 0

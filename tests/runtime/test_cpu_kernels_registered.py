@@ -1,0 +1,205 @@
+"""Every built-in CPU kernel is registered with TF's CPU type constraints and computes TF's numbers.
+
+Each op of OP_FUNCTIONS is built as a node from a TF golden case (tests/golden/kernels,
+preferring a float32 case), its kernel made by the registry for the CPU device and run,
+and the result compared with TensorFlow's recorded output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from modtensor.framework import dtypes, errors
+from modtensor.framework.protos import tensor_shape_pb2
+from modtensor.framework.tensor_proto import make_tensor_proto
+from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
+from modtensor.runtime import device_factory
+from modtensor.runtime.kernel_registry import KernelRegistry, global_kernel_registry
+from modtensor.runtime.op_kernel import OpKernelContext, create_kernel
+
+from .support import make_node, op_def
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+TF_CPU = json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"]
+CASES = json.loads((GOLDEN / "kernels" / "index.json").read_text())["cases"]
+CHECKED = ("DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64", "DT_BOOL", "DT_HALF")
+PLUMBING = (
+    "Const",
+    "Placeholder",
+    "PlaceholderWithDefault",
+    "Identity",
+    "StopGradient",
+    "IdentityN",
+    "NoOp",
+    "Snapshot",
+)
+
+
+def cpu():
+    return device_factory.get_device("/CPU:0")
+
+
+def run(node, inputs):
+    kernel = create_kernel(node, op_def(node.op), cpu())
+    return kernel.run(OpKernelContext(kernel, list(inputs)))
+
+
+def test_every_op_function_and_plumbing_op_has_a_cpu_kernel() -> None:
+    registry = global_kernel_registry()
+    for op in [*OP_FUNCTIONS, *PLUMBING]:
+        kernels = [k for k in registry.kernels_for_op(op) if k.kernel_def.device_type == "CPU"]
+        assert len(kernels) == 1, op
+        assert kernels[0].source == "modtensor.kernels.cpu"
+
+
+def test_registration_is_idempotent_per_registry() -> None:
+    reg = KernelRegistry()
+    first = register_cpu_kernels(reg)
+    assert register_cpu_kernels(reg) == first
+    assert len(reg.ops()) == len(set(OP_FUNCTIONS) | set(PLUMBING))
+
+
+@pytest.mark.parametrize("op", sorted(set(OP_FUNCTIONS) | {"Snapshot"}))
+def test_constraints_cover_tensorflows_cpu_kernels(op: str) -> None:
+    (kernel,) = [k for k in global_kernel_registry().kernels_for_op(op) if k.kernel_def.device_type == "CPU"]
+    ours = {name: {dtypes.as_dtype(t).as_datatype_enum for t in types} for name, types in kernel.kernel_def.constraints}
+    for tf_kernel in TF_CPU[op]:
+        for attr, tf_types in tf_kernel["constraints"].items():
+            for name in tf_types:
+                if name in CHECKED:
+                    assert attr in ours, f"{op}: TF constrains {attr}, we do not"
+                    enum = dtypes.as_dtype(_tf_name(name)).as_datatype_enum
+                    assert enum in ours[attr], f"{op}: TF's CPU kernel takes {attr}={name}, ours does not"
+    for attr, allowed in ours.items():  # and we claim nothing TF's CPU lacks
+        tf_allowed = {dtypes.as_dtype(_tf_name(n)).as_datatype_enum for k in TF_CPU[op] for n in k["constraints"][attr]}
+        assert allowed <= tf_allowed, op
+
+
+def _tf_name(enum_name: str) -> str:
+    return {"DT_HALF": "float16", "DT_FLOAT": "float32", "DT_DOUBLE": "float64"}.get(
+        enum_name, enum_name.removeprefix("DT_").lower()
+    )
+
+
+def _case_for(op: str) -> dict:
+    usable = [c for c in CASES if c["op"] == op and "error" not in c and "deviation" not in c]
+    with np.load(GOLDEN / "kernels" / f"{op}.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    for case in usable:
+        first = case["inputs"][0]
+        key = first["list"][0] if "list" in first else first["key"]
+        if arrays[key].dtype == np.float32:
+            return case | {"arrays": arrays}
+    return usable[0] | {"arrays": arrays}
+
+
+def _node_for(case: dict, inputs: list) -> object:
+    od = op_def(case["op"])
+    attrs = {
+        k: (dtypes.as_dtype(v["dtype"]) if isinstance(v, dict) and "dtype" in v else v)
+        for k, v in case["attrs"].items()
+    }
+    for arg, value in zip(od.input_arg, inputs, strict=True):
+        if arg.number_attr:
+            attrs.setdefault(arg.number_attr, len(value))
+        if arg.type_list_attr:
+            attrs.setdefault(arg.type_list_attr, [dtypes.as_dtype(v.dtype) for v in value])
+        elif arg.type_attr:
+            attrs.setdefault(arg.type_attr, dtypes.as_dtype((value[0] if isinstance(value, list) else value).dtype))
+    names = [f"in{i}" for i in range(sum(len(v) if isinstance(v, list) else 1 for v in inputs))]
+    return make_node(case["op"], "n", tuple(names), **attrs)
+
+
+@pytest.mark.parametrize("op", sorted(OP_FUNCTIONS))
+def test_kernel_computes_tensorflows_result(op: str) -> None:
+    case = _case_for(op)
+    data = case["arrays"]
+    inputs = [[data[k] for k in spec["list"]] if "list" in spec else data[spec["key"]] for spec in case["inputs"]]
+    node = _node_for(case, inputs)
+    flat = [v for item in inputs for v in (item if isinstance(item, list) else [item])]
+    outputs = run(node, flat)
+    wants = [data[k] for k in case["outputs"]]
+    assert len(outputs) == len(wants)
+    for got, want in zip(outputs, wants, strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape, op
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def test_kernel_errors_keep_tensorflows_message() -> None:
+    node = make_node("MatMul", "mm", ("a", "b"), T=dtypes.float32)
+    with pytest.raises(errors.InvalidArgumentError, match=r"Matrix size-incompatible"):
+        run(node, [np.ones((2, 3), np.float32), np.ones((2, 3), np.float32)])
+
+
+def test_no_cpu_kernel_for_a_dtype_tensorflow_lacks() -> None:
+    node = make_node("MatMul", "mm", ("a", "b"), T=dtypes.uint8)
+    with pytest.raises(errors.NotFoundError, match="No registered 'MatMul' OpKernel for 'CPU' devices"):
+        run(node, [np.ones((1, 1), np.uint8)] * 2)
+
+
+def test_const_decodes_once_and_outputs_read_only() -> None:
+    value = np.arange(6, dtype=np.float32).reshape(2, 3)
+    node = make_node("Const", "c", value=make_tensor_proto(value), dtype=dtypes.float32)
+    kernel = create_kernel(node, op_def("Const"), cpu())
+    (a,) = kernel.run(OpKernelContext(kernel, []))
+    (b,) = kernel.run(OpKernelContext(kernel, []))
+    assert a is b and not a.flags.writeable
+    np.testing.assert_array_equal(a, value)
+    bad = make_node("Const", "c", value=make_tensor_proto(value), dtype=dtypes.int32)
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        create_kernel(bad, op_def("Const"), cpu())
+    assert str(info.value) == "Type mismatch between value (float) and dtype (int32)\n\t [[{{node c}}]]"
+
+
+def _shape(*dims):
+    proto = tensor_shape_pb2.TensorShapeProto()
+    for d in dims:
+        proto.dim.add(size=d)
+    return proto
+
+
+@pytest.mark.parametrize(
+    ("dtype", "shape", "message"),
+    [
+        (dtypes.float32, _shape(-1, 3), "with dtype float and shape [?,3]"),  # TF 2.21's texts
+        (dtypes.int32, tensor_shape_pb2.TensorShapeProto(unknown_rank=True), "with dtype int32"),
+        (dtypes.float32, _shape(), "with dtype float"),
+    ],
+)
+def test_unfed_placeholder_fails_like_tensorflow(dtype, shape, message) -> None:
+    node = make_node("Placeholder", "x", dtype=dtype, shape=shape)
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        run(node, [])
+    assert str(info.value) == f"You must feed a value for placeholder tensor 'x' {message}"
+
+
+def test_identity_family_pass_values_through() -> None:
+    x = np.arange(3, dtype=np.float32)
+    for op in ("Identity", "StopGradient", "PlaceholderWithDefault"):
+        attrs = (
+            {"dtype": dtypes.float32, "shape": _shape(3)} if op == "PlaceholderWithDefault" else {"T": dtypes.float32}
+        )
+        assert run(make_node(op, "i", ("x",), **attrs), [x])[0] is x
+    y = np.array([1, 2], np.int64)
+    assert run(make_node("IdentityN", "n", ("x", "y"), T=[dtypes.float32, dtypes.int64]), [x, y]) == [x, y]
+    assert run(make_node("NoOp", "noop"), []) == []
+    snap = run(make_node("Snapshot", "s", ("x",), T=dtypes.float32), [x])[0]
+    assert snap is not x and snap.tolist() == x.tolist()
+
+
+def test_random_kernel_advances_its_stream_per_call() -> None:
+    node = make_node("RandomUniform", "r", ("shape",), dtype=dtypes.float32, T=dtypes.int32, seed=7, seed2=3)
+    kernel = create_kernel(node, op_def("RandomUniform"), cpu())
+    shape = np.array([2, 3], np.int32)
+    first = kernel.run(OpKernelContext(kernel, [shape]))[0]
+    second = kernel.run(OpKernelContext(kernel, [shape]))[0]
+    fn = OP_FUNCTIONS["RandomUniform"]
+    np.testing.assert_array_equal(first, fn(shape, np.float32, seed=7, seed2=3))
+    np.testing.assert_array_equal(second, fn(shape, np.float32, seed=7, seed2=3, skip=256 * 6))
