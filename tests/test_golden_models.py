@@ -1,6 +1,6 @@
 """Golden TensorFlow-exported models: parse, import, static shapes and round trip.
 
-The fixtures under ``tests/golden/models`` were written by TensorFlow itself
+The fixtures under ``examples/models`` were written by TensorFlow itself
 (``tools/make_golden_models.py``, see ``tests/golden/README.md``): five frozen inference
 GraphDefs in binary and text form, TF's static shape and dtype for every node output,
 and the manifest. TensorFlow is not imported here; these tests hold modtensor to what
@@ -24,7 +24,7 @@ from google.protobuf import text_format
 from modtensor.framework import errors
 from modtensor.framework.protos import attr_value_pb2, graph_pb2, node_def_pb2, types_pb2
 
-GOLDEN = Path(__file__).parent / "golden" / "models"
+GOLDEN = Path(__file__).resolve().parents[1] / "examples" / "models"
 MANIFEST = json.loads((GOLDEN / "manifest.json").read_text())
 MODELS = sorted(MANIFEST["models"])
 # Issue 2, "Starter op set".

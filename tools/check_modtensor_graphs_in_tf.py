@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden" / "models"
+GOLDEN = Path(__file__).resolve().parents[1] / "examples" / "models"
 DEFAULT_MODTENSOR_PYTHON = "/tmp/mtdev/bin/python"
 RTOL, ATOL = 1e-5, 1e-6
 

@@ -2,7 +2,7 @@
 
 Run with the TensorFlow scratch venv (TensorFlow is never a modtensor dependency):
 
-    /tmp/tfvenv/bin/python tools/make_golden_models.py [--out tests/golden/models]
+    /tmp/tfvenv/bin/python tools/make_golden_models.py [--out examples/models]
 
 Each model is built in a TF1-style ``tf.Graph`` from ``tf.raw_ops`` calls whose op
 types all lie in the starter op set of issue 2, with weights held in variables that
@@ -559,7 +559,7 @@ def _normalise_zip(path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "tests/golden/models")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "examples/models")
     parser.add_argument("models", nargs="*", default=list(MODELS), help="subset of models to build")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
