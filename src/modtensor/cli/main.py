@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from modtensor.cli import demo, inspect_graph
+from modtensor.framework.errors import OpError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, TypeError, OpError) as e:
         print(f"modtensor {args.command}: error: {e}", file=sys.stderr)
         return 1
 

@@ -1,0 +1,3 @@
+"""TF-named random wrappers over ``dispatch.apply_op`` (being written)."""
+
+__all__: list[str] = []
