@@ -1,0 +1,1 @@
+"""``modtensor.math``: TensorFlow's tf.math names (being written)."""

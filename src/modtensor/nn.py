@@ -1,0 +1,1 @@
+"""``modtensor.nn``: TensorFlow's tf.nn names (being written)."""

@@ -1,0 +1,1 @@
+"""``modtensor.random``: TensorFlow's tf.random names (being written)."""
