@@ -425,41 +425,9 @@ def _validate_arg(
 
 def summarize_attr_value(value: attr_value_pb2.AttrValue) -> str:
     """TF's SummarizeAttrValue (attr_value.format_attr_value), as used in op and node summaries."""
-    try:
-        from modtensor.framework.attr_value import format_attr_value
-    except ImportError:  # TEMPORARY fallback until attr_value.py lands (owned by another engineer)
-        return _fallback_summarize_attr_value(value)
+    from modtensor.framework.attr_value import format_attr_value  # numpy-backed; imported when first needed
+
     return format_attr_value(value)
-
-
-def _fallback_summarize_attr_value(value: attr_value_pb2.AttrValue) -> str:
-    """Minimal TF SummarizeAttrValue, only used while attr_value.format_attr_value is missing."""
-    which = value.WhichOneof("value")
-    if which == "s":
-        return _quote(value.s)
-    if which == "i":
-        return str(value.i)
-    if which == "f":
-        return f"{value.f:g}"
-    if which == "b":
-        return "true" if value.b else "false"
-    if which == "type":
-        return types_pb2.DataType.Name(value.type)
-    if which == "list":
-        parts: list[str] = []
-        lst = value.list
-        parts += [_quote(s) for s in lst.s] + [str(i) for i in lst.i] + [f"{f:g}" for f in lst.f]
-        parts += ["true" if b else "false" for b in lst.b] + [types_pb2.DataType.Name(t) for t in lst.type]
-        return "[" + ", ".join(parts) + "]"
-    if which == "shape":
-        if value.shape.unknown_rank:
-            return "<unknown>"
-        return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in value.shape.dim) + "]"
-    if which == "func":
-        return value.func.name + "[]"
-    if which == "placeholder":
-        return "$" + value.placeholder
-    return "<Unknown AttrValue type>" if which is None else f"<{which}>"
 
 
 def _summarize_args(args: Any) -> str:

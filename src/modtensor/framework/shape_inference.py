@@ -943,20 +943,6 @@ def _summarize_node(node_def: Any) -> str:
 
 
 def _from_attr_value(value: Any) -> Any:
-    try:
-        from modtensor.framework.attr_value import from_attr_value
-    except ImportError:  # pragma: no cover - TEMPORARY fallback until attr_value.py lands
-        return _fallback_from_attr_value(value)
+    from modtensor.framework.attr_value import from_attr_value
+
     return from_attr_value(value)
-
-
-def _fallback_from_attr_value(value: Any) -> Any:  # pragma: no cover - TEMPORARY, see _from_attr_value
-    """Minimal AttrValue -> Python conversion, used only while framework.attr_value is missing."""
-    kind = value.WhichOneof("value")
-    if kind == "list":
-        lst = value.list
-        for field in ("s", "i", "f", "b", "type", "shape"):
-            if len(getattr(lst, field)):
-                return list(getattr(lst, field))
-        return []
-    return getattr(value, kind) if kind else None
