@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import sys
 from typing import Any
 
 from modtensor.framework import errors
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         graph = load(args.model)
     except errors.OpError as e:
-        print(f"modtensor inspect: {args.model}: {e.message}")
+        print(f"modtensor inspect: error: {args.model}: {e.message}", file=sys.stderr)
         return 1
     info = summarize(graph)
     print(f"{args.model}: {len(info['ops'])} nodes")
