@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from modtensor.cli import demo, inspect_graph
+from modtensor.cli import demo, inspect_graph, run
 from modtensor.framework.errors import OpError
 
 
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     demo.add_parser(sub)
     inspect_graph.add_parser(sub)
+    run.add_parser(sub)
     return parser
 
 

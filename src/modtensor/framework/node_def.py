@@ -84,11 +84,16 @@ def _get_attr(node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, name: st
 
 def _arg_types(node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, arg: op_def_pb2.OpDef.ArgDef) -> list[int]:
     """The flat dtypes of one arg on this node (N copies for `N * T`, the list for `list(type)`)."""
-    where = f"; NodeDef: {format_node_for_error(node_def)}; {summarize_op_def(op_def)}"
+
+    def where() -> str:  # built only for an error: summarizing the OpDef costs more than the lookup
+        return f"; NodeDef: {format_node_for_error(node_def)}; {summarize_op_def(op_def)}"
+
     if arg.type_list_attr:
         value = _get_attr(node_def, op_def, arg.type_list_attr)
         if value.WhichOneof("value") != "list":
-            raise _node_error(node_def, f"Attr '{arg.type_list_attr}' of arg '{arg.name}' must be a list(type){where}")
+            raise _node_error(
+                node_def, f"Attr '{arg.type_list_attr}' of arg '{arg.name}' must be a list(type){where()}"
+            )
         types = list(value.list.type)
     else:
         if arg.type != types_pb2.DT_INVALID:
@@ -96,17 +101,17 @@ def _arg_types(node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, arg: op
         else:
             value = _get_attr(node_def, op_def, arg.type_attr)
             if value.WhichOneof("value") != "type":
-                raise _node_error(node_def, f"Attr '{arg.type_attr}' of arg '{arg.name}' must be a type{where}")
+                raise _node_error(node_def, f"Attr '{arg.type_attr}' of arg '{arg.name}' must be a type{where()}")
             dtype = value.type
         count = 1
         if arg.number_attr:
             value = _get_attr(node_def, op_def, arg.number_attr)
             if value.WhichOneof("value") != "i":
-                raise _node_error(node_def, f"Attr '{arg.number_attr}' of arg '{arg.name}' must be an int{where}")
+                raise _node_error(node_def, f"Attr '{arg.number_attr}' of arg '{arg.name}' must be an int{where()}")
             count = value.i
             if count < 0:
                 raise _node_error(
-                    node_def, f"Value for attr '{arg.number_attr}' of {count} must be at least minimum 0{where}"
+                    node_def, f"Value for attr '{arg.number_attr}' of {count} must be at least minimum 0{where()}"
                 )
         types = [dtype] * count
     if arg.is_ref:

@@ -1,0 +1,406 @@
+"""Graph execution: compile a GraphDef for given feeds, fetches and targets once, then run it many times.
+
+``compile_graph`` does what TensorFlow's DirectSession does per signature:
+
+1. prune the graph to what the fetches and targets need, with fed tensors cutting
+   their edges (a fed Placeholder never runs; its control edges move to the feed);
+2. add a client-terminated ``_Recv`` per feed (``_recv_NAME_I``) and ``_Send`` per
+   fetch (``_send_NAME_I``) on the client device (CPU:0), as TF's subgraph rewrite does;
+3. place (``placer.place``), partition per device (``partitioner.partition``) and
+   build one ``Executor`` per partition.
+
+``CompiledGraph.run`` puts the feeds into a fresh Rendezvous, runs the partitions
+and takes the fetches out. Partitions run cooperatively on the calling thread:
+each runs until a ``_Recv`` finds nothing, then the next one; since every partition
+follows one global topological order, some partition can always go on. Devices
+that compute asynchronously (issue 5) keep this loop: their kernels and copies
+enqueue on streams, and ``to_host`` waits when a fetch is read.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+import modtensor.ops  # noqa: F401  (registers the standard ops and the transfer ops)
+from modtensor.framework import dtypes, errors
+from modtensor.framework import node_def as node_def_lib
+from modtensor.framework.device_spec import DeviceSpec
+from modtensor.framework.op_registry import global_registry
+from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2
+from modtensor.runtime import device_factory
+from modtensor.runtime.device import Device, DeviceSet
+from modtensor.runtime.executor import Executor, ExecutorRun, KernelCache
+from modtensor.runtime.kernel_registry import KernelRegistry
+from modtensor.runtime.partitioner import partition, set_transfer_attrs, transfer_key
+from modtensor.runtime.placer import place
+from modtensor.runtime.rendezvous import Rendezvous, copy_tensor
+
+__all__ = ["CompiledGraph", "ExecutionOptions", "compile_graph", "normalize_tensor_name"]
+
+_STEP_IDS = itertools.count(1)
+
+
+@dataclass
+class ExecutionOptions:
+    """How a graph is placed and run (the parts of TF's ConfigProto/RunOptions that apply)."""
+
+    allow_soft_placement: bool = False
+    log_device_placement: bool = False
+    collect_step_stats: bool = False  # every run records StepStats into CompiledGraph.last_step_stats
+    log_stream: TextIO | None = None  # where placement lines go (stdout when None, as TF's printf)
+    default_device: str | None = None  # preferred where allowed (TF's default_local_device), e.g. "/device:CPU:0"
+
+
+def normalize_tensor_name(name: str) -> str:
+    """``"x"`` -> ``"x:0"``; ``"x:1"`` unchanged. ValueError for a control name ``"^x"``."""
+    if name.startswith("^"):
+        raise ValueError(f"'{name}' names a control dependency, not a tensor")
+    node, index = node_def_lib.parse_tensor_name(name)
+    return f"{node}:{index}"
+
+
+def compile_graph(
+    graph_def: graph_pb2.GraphDef,
+    feeds: Sequence[str],
+    fetches: Sequence[str],
+    targets: Sequence[str] = (),
+    options: ExecutionOptions | None = None,
+    device_set: DeviceSet | None = None,
+    *,
+    kernel_cache: KernelCache | None = None,
+    registry: KernelRegistry | None = None,
+) -> CompiledGraph:
+    """Prune, place, partition and build executors for one (feeds, fetches, targets) signature.
+
+    ``feeds``/``fetches`` are tensor names (``":0"`` optional), ``targets`` node names.
+    ``kernel_cache`` lets stateful kernels (random ops) live across compiles, as in a
+    TF session. Unknown names raise NotFoundError; placement and kernel errors raise
+    here, naming the node.
+    """
+    options = options or ExecutionOptions()
+    devices = device_set if device_set is not None else device_factory.device_set()
+    client = devices.client_device
+    feed_names = tuple(normalize_tensor_name(f) for f in feeds)
+    fetch_names = tuple(normalize_tensor_name(f) for f in fetches)
+    target_names = tuple(t.lstrip("^") for t in targets)
+    if len(set(feed_names)) != len(feed_names):
+        raise errors.InvalidArgumentError(None, None, f"A tensor is fed more than once: {list(feed_names)}")
+    pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client).run()
+    default = _resolve_device(devices, options.default_device) if options.default_device else None
+    placement = place(
+        pruned.graph_def,
+        devices,
+        allow_soft_placement=options.allow_soft_placement,
+        log_device_placement=options.log_device_placement,
+        log_stream=options.log_stream,
+        default_device=default,
+        assigned={name: client for name in pruned.client_nodes},
+        registry=registry,
+    )
+    partitioning = partition(placement.graph_def, devices, registry=registry)
+    executors = []
+    try:
+        for name, partition_graph in partitioning.graphs.items():
+            executors.append(
+                Executor(partition_graph, devices.lookup(name), registry=registry, kernel_cache=kernel_cache)  # type: ignore[arg-type]
+            )
+    except BaseException:
+        for executor in executors:
+            executor.close()
+        raise
+    return CompiledGraph(
+        feed_names,
+        fetch_names,
+        target_names,
+        pruned,
+        executors,
+        list(partitioning.graphs.values()),
+        client,
+        options,
+        placement.log,
+    )
+
+
+class CompiledGraph:
+    """A graph compiled for one (feeds, fetches, targets) signature; ``run`` it any number of times."""
+
+    def __init__(
+        self,
+        feed_names: tuple[str, ...],
+        fetch_names: tuple[str, ...],
+        target_names: tuple[str, ...],
+        pruned: _Pruned,
+        executors: list[Executor],
+        partition_graphs: list[graph_pb2.GraphDef],
+        client: Device,
+        options: ExecutionOptions,
+        placement_log: tuple[str, ...],
+    ):
+        self.feed_names = feed_names
+        self.fetch_names = fetch_names
+        self.target_names = target_names
+        self.partition_graphs = partition_graphs
+        self.placement_log = placement_log
+        self.options = options
+        self.last_step_stats: step_stats_pb2.StepStats | None = None
+        self._executors = executors
+        self._client = client
+        # (feed index, rendezvous key, numpy dtype) of each feed this signature reads.
+        self._feeds = [
+            (i, key, dtype)
+            for i, (key, dtype) in enumerate(zip(pruned.feed_keys, pruned.feed_types, strict=True))
+            if key is not None
+        ]
+        self._fetch_sources = pruned.fetch_sources
+
+    @property
+    def devices(self) -> list[str]:
+        """The full names of the devices the partitions run on."""
+        return [e.device.name for e in self._executors]
+
+    def run(self, feed_values: Sequence[Any], step_stats: step_stats_pb2.StepStats | None = None) -> list[Any]:
+        """Run once: feeds in ``feed_names`` order; returns the fetches (host numpy arrays) in ``fetch_names`` order.
+
+        With ``step_stats`` (or ``options.collect_step_stats``) every node's timing is
+        recorded, one DeviceStepStats per partition.
+        """
+        if len(feed_values) != len(self.feed_names):
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Expected {len(self.feed_names)} feed values ({list(self.feed_names)}), got {len(feed_values)}",
+            )
+        if step_stats is None and self.options.collect_step_stats:
+            step_stats = self.last_step_stats = step_stats_pb2.StepStats()
+        rendezvous = Rendezvous()
+        client = self._client
+        for index, key, expected in self._feeds:
+            value = feed_values[index]
+            if expected is not None and getattr(value, "dtype", expected) != expected:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Feed {self.feed_names[index]} has dtype {value.dtype}, expected {expected}; "
+                    "convert the value before feeding it",
+                )
+            rendezvous.send(key, value, client, True)
+        step_id = next(_STEP_IDS)
+        if step_stats is None:
+            runs = [e.start(rendezvous, step_id=step_id) for e in self._executors]
+        else:
+            runs = [
+                e.start(rendezvous, step_id=step_id, stats=step_stats.dev_stats.add(device=e.device.name))
+                for e in self._executors
+            ]
+        try:
+            _run_cooperatively(runs)
+        except errors.OpError as exc:
+            rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} failed: {exc.message}"))
+            raise
+        results = []
+        received: dict[str, Any] = {}
+        for source in self._fetch_sources:
+            if isinstance(source, int):
+                results.append(feed_values[source])
+                continue
+            value = received.get(source)
+            if value is None:
+                sent = rendezvous.try_recv(source)
+                if sent is None:
+                    raise errors.InternalError(None, None, f"Fetch {source} was not produced")
+                value = received[source] = copy_tensor(sent, client, True)
+            results.append(value)
+        return results
+
+    def close(self) -> None:
+        """Release the kernels of every partition."""
+        for executor in self._executors:
+            executor.close()
+        self._executors = []
+
+
+def _resolve_device(devices: DeviceSet, spec: str) -> Device:
+    """The first device of ``devices`` matching ``spec`` (index 0 when unset); InvalidArgumentError if none."""
+    parsed = DeviceSpec.from_string(spec if spec.startswith("/") else "/" + spec)
+    if parsed.device_index is None and parsed.device_type is not None:
+        parsed = parsed.replace(device_index=0)
+    found = devices.find(parsed)
+    if not found:
+        names = ", ".join(d.name for d in devices)
+        raise errors.InvalidArgumentError(None, None, f"Unknown default device '{spec}'. Available devices: [{names}]")
+    return found[0]
+
+
+def _run_cooperatively(runs: list[ExecutorRun]) -> None:
+    """Advance every partition's run, switching when one waits on a ``_Recv``, until all are done."""
+    if len(runs) == 1 and runs[0].advance():
+        return
+    pending = runs
+    while pending:
+        waiting = []
+        progressed = False
+        for run in pending:
+            before = run.position
+            if not run.advance():
+                waiting.append(run)
+            if run.done or run.position != before:
+                progressed = True
+        if waiting and not progressed:
+            keys = ", ".join(str(r.waiting_on) for r in waiting)
+            raise errors.InternalError(None, None, f"Partitions wait on tensors nobody sends: {keys}")
+        pending = waiting
+
+
+# ---------------------------------------------------------------------- pruning and feed/fetch rewriting
+
+
+@dataclass
+class _Pruned:
+    graph_def: graph_pb2.GraphDef
+    client_nodes: list[str]  # the feed/fetch transfer nodes (placed on the client device)
+    feed_keys: list[str | None]  # rendezvous key per feed (None: not needed)
+    feed_types: list[np.dtype | None]
+    fetch_sources: list[str | int]  # rendezvous key of the fetch, or the index of the feed it reads
+
+
+class _Pruner:
+    """Keeps the nodes fetches and targets need, cutting fed edges, and adds the client transfers."""
+
+    def __init__(
+        self,
+        graph_def: graph_pb2.GraphDef,
+        feeds: tuple[str, ...],
+        fetches: tuple[str, ...],
+        targets: tuple[str, ...],
+        client: Device,
+    ):
+        self.graph_def = graph_def
+        self.feeds, self.fetches, self.targets = feeds, fetches, targets
+        self.client = client
+        self.nodes = {n.name: n for n in graph_def.node}
+        self.taken = set(self.nodes)
+        self.op_registry = global_registry()
+
+    def run(self) -> _Pruned:
+        fed: dict[tuple[str, int], int] = {}
+        for i, name in enumerate(self.feeds):
+            node, index = node_def_lib.parse_tensor_name(name)
+            self._output_type(node, index, "FeedInputs: unable to find feed output")
+            fed[(node, index)] = i
+        fed_placeholders = {node for (node, _), _i in fed.items() if self.nodes[node].op == "Placeholder"}
+        for name in self.fetches:
+            self._output_type(*node_def_lib.parse_tensor_name(name), "FetchOutputs node")
+        missing = [t for t in self.targets if t not in self.nodes]
+        if missing:
+            raise errors.NotFoundError(
+                None, None, f"PruneForTargets: Some target nodes not found: {', '.join(missing)}"
+            )
+
+        needed = self._needed(fed, fed_placeholders)
+        out = graph_pb2.GraphDef()
+        out.versions.CopyFrom(self.graph_def.versions)
+        out.library.CopyFrom(self.graph_def.library)
+        feed_node: dict[int, str] = {}
+        feed_keys: list[str | None] = [None] * len(self.feeds)
+        feed_types: list[np.dtype | None] = [None] * len(self.feeds)
+        client_nodes: list[str] = []
+
+        def feed_input(i: int) -> str:
+            if i not in feed_node:
+                node, index = node_def_lib.parse_tensor_name(self.feeds[i])
+                recv = self._client_transfer("_recv", node, index, "_Recv", self.feeds[i])
+                feed_node[i] = recv.name
+                feed_keys[i] = transfer_key(recv)
+                feed_types[i] = _numpy_dtype(recv.attr["tensor_type"].type)
+                client_nodes.append(recv.name)
+                out.node.append(recv)
+            return feed_node[i]
+
+        for node in self.graph_def.node:
+            if node.name not in needed:
+                continue
+            copy = out.node.add()
+            copy.CopyFrom(node)
+            del copy.input[:]
+            for text in node.input:
+                src, index = node_def_lib.parse_tensor_name(text)
+                if index == node_def_lib.CONTROL_SLOT:
+                    copy.input.append("^" + feed_input(fed[(src, 0)]) if src in fed_placeholders else text)
+                elif (src, index) in fed:
+                    copy.input.append(feed_input(fed[(src, index)]))
+                else:
+                    copy.input.append(text)
+        fetch_sources: list[str | int] = []
+        sends: dict[str, str] = {}
+        for name in self.fetches:
+            node, index = node_def_lib.parse_tensor_name(name)
+            if (node, index) in fed:
+                fetch_sources.append(fed[(node, index)])
+                continue
+            if name not in sends:
+                send = self._client_transfer("_send", node, index, "_Send", name)
+                send.input.append(node if index == 0 else f"{node}:{index}")
+                out.node.append(send)
+                client_nodes.append(send.name)
+                sends[name] = transfer_key(send)
+            fetch_sources.append(sends[name])
+        return _Pruned(out, client_nodes, feed_keys, feed_types, fetch_sources)
+
+    def _output_type(self, node: str, index: int, what: str) -> int:
+        found = self.nodes.get(node)
+        if found is None:
+            text = f"{what} {node}:{index}: not found" if what.startswith("Fetch") else f"{what} {node}:{index}"
+            raise errors.NotFoundError(None, None, text)
+        types = node_def_lib.output_types(found, self.op_registry.get(found.op).op_def)
+        if index >= len(types):
+            raise errors.InvalidArgumentError(
+                found, None, f"Tensor {node}:{index} does not exist: node '{node}' has {len(types)} outputs"
+            )
+        return types[index]
+
+    def _needed(self, fed: dict[tuple[str, int], int], fed_placeholders: set[str]) -> set[str]:
+        stack = [node for node, index in map(node_def_lib.parse_tensor_name, self.fetches) if (node, index) not in fed]
+        stack += self.targets
+        needed: set[str] = set()
+        while stack:
+            name = stack.pop()
+            if name in needed:
+                continue
+            needed.add(name)
+            node = self.nodes.get(name)
+            if node is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Node '{name}' is referenced as an input but not in the graph"
+                )
+            for text in node.input:
+                src, index = node_def_lib.parse_tensor_name(text)
+                if index == node_def_lib.CONTROL_SLOT:
+                    if src not in fed_placeholders:
+                        stack.append(src)
+                elif (src, index) not in fed:
+                    stack.append(src)
+        return needed
+
+    def _client_transfer(self, prefix: str, node: str, index: int, op: str, tensor_name: str) -> node_def_pb2.NodeDef:
+        """TF's ``_recv_NODE_I``/``_send_NODE_I``: a client-terminated transfer on the client device."""
+        name = f"{prefix}_{node}_{index}"
+        suffix = 0
+        while name in self.taken:
+            suffix += 1
+            name = f"{prefix}_{node}_{index}_{suffix}"
+        self.taken.add(name)
+        dtype = self._output_type(node, index, "")
+        transfer = node_def_pb2.NodeDef(name=name, op=op, device=self.client.name)
+        transfer.attr["T" if op == "_Send" else "tensor_type"].type = dtype
+        set_transfer_attrs(transfer, tensor_name, self.client, self.client, client_terminated=True)
+        return transfer
+
+
+def _numpy_dtype(enum: int) -> np.dtype | None:
+    dtype = dtypes.as_dtype(enum)
+    return np.dtype(dtype.as_numpy_dtype) if dtype.is_numpy_compatible else None

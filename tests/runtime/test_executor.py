@@ -1,0 +1,230 @@
+"""The executor: plan order with control dependencies, moving values into their last consumer (forwarding),
+transfers through the rendezvous (pausing on a missing tensor), errors naming node/op/device, dtype checks,
+step stats, and stateful kernels shared through a kernel cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from modtensor.framework import dtypes, errors, tensor_proto
+from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2
+from modtensor.kernels.cpu.registrations import register_cpu_kernels
+from modtensor.runtime import device_factory
+from modtensor.runtime.executor import Executor
+from modtensor.runtime.kernel_registry import KernelRegistry
+from modtensor.runtime.op_kernel import OpKernel, OpKernelContext
+from modtensor.runtime.partitioner import set_transfer_attrs, transfer_key
+from modtensor.runtime.rendezvous import Rendezvous
+
+from .support import make_node
+
+F32 = dtypes.float32
+CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class ProbeNeg(OpKernel):
+    """Neg that reuses its input buffer when allowed; records (node, forwarded)."""
+
+    log: list[tuple[str, bool]] = []
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        shape = ctx.inputs[0].shape
+        out, index = ctx.forward_input_or_allocate_output((0,), 0, shape)
+        ProbeNeg.log.append((self.name, index == 0))
+        np.negative(ctx.inputs[0], out=out)
+
+
+class RecordingIdentity(OpKernel):
+    """Identity that records the order nodes ran in and whether it was closed."""
+
+    ran: list[str] = []
+    closed: list[str] = []
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        RecordingIdentity.ran.append(self.name)
+        ctx.outputs[0] = ctx.inputs[0]
+
+    def close(self) -> None:
+        RecordingIdentity.closed.append(self.name)
+
+
+class Failing(OpKernel):
+    def compute(self, ctx: OpKernelContext) -> None:
+        if self.name == "bad":
+            raise errors.InvalidArgumentError(self.node_def, None, "Sqrt of a rock")
+        raise ZeroDivisionError("division by zero")
+
+
+@pytest.fixture
+def registry(fresh_devices) -> KernelRegistry:
+    reg = KernelRegistry()
+    register_cpu_kernels(reg)
+    reg.register("Neg", "CPU", ProbeNeg, priority=1, source="test")
+    reg.register("Identity", "CPU", RecordingIdentity, priority=1, source="test")
+    reg.register("Sqrt", "CPU", Failing, priority=1, source="test")
+    ProbeNeg.log, RecordingIdentity.ran, RecordingIdentity.closed = [], [], []
+    return reg
+
+
+def cpu():
+    return device_factory.device_set().client_device
+
+
+def const(name: str, value) -> node_def_pb2.NodeDef:
+    value = np.asarray(value)
+    return make_node("Const", name, value=tensor_proto.make_tensor_proto(value), dtype=dtypes.as_dtype(value.dtype))
+
+
+def node(kind: str, name: str, *inputs: str, **attrs) -> node_def_pb2.NodeDef:
+    return make_node(kind, name, inputs, **attrs)
+
+
+def fetch(name: str, tensor: str, dtype=F32) -> node_def_pb2.NodeDef:
+    """A client-terminated _Send, as graph_execution adds for a fetch."""
+    send = node_def_pb2.NodeDef(name=name, op="_Send", input=[tensor])
+    send.attr["T"].type = dtype.as_datatype_enum
+    set_transfer_attrs(send, tensor, cpu(), cpu(), client_terminated=True)
+    return send
+
+
+def feed(name: str, dtype=F32) -> node_def_pb2.NodeDef:
+    recv = node_def_pb2.NodeDef(name=name, op="_Recv")
+    recv.attr["tensor_type"].type = dtype.as_datatype_enum
+    set_transfer_attrs(recv, f"{name}:0", cpu(), cpu(), client_terminated=True)
+    return recv
+
+
+def graph(*nodes) -> graph_pb2.GraphDef:
+    g = graph_pb2.GraphDef()
+    g.node.extend(nodes)
+    for n in g.node:
+        n.device = CPU0
+    return g
+
+
+def run(executor: Executor, feeds: dict | None = None, **kwargs) -> dict:
+    rendezvous = Rendezvous()
+    for n in executor.nodes:
+        if n.op == "_Recv":
+            rendezvous.send(transfer_key(n), (feeds or {})[n.name], cpu(), True)
+    executor.run(rendezvous, **kwargs)
+    return {n.name: rendezvous.try_recv(transfer_key(n)).value for n in executor.nodes if n.op == "_Send"}
+
+
+def test_values_move_into_their_last_consumer_so_kernels_can_forward(registry) -> None:
+    g = graph(
+        const("c", np.float32([1, 2])),
+        node("Exp", "a", "c", T=F32),
+        node("Neg", "n1", "a", T=F32),  # last use of a: forwarded
+        node("Neg", "n2", "n1", T=F32),  # last use of n1: forwarded
+        node("Exp", "b", "c", T=F32),
+        node("Neg", "m1", "b", T=F32),  # b is read again below: not forwarded
+        node("AddV2", "s", "b", "m1", T=F32),
+        node("Neg", "k", "c", T=F32),  # a Const's value is read-only: never forwarded
+        fetch("out_n2", "n2"),
+        fetch("out_s", "s"),
+        fetch("out_k", "k"),
+    )
+    out = run(Executor(g, cpu(), registry=registry))
+    assert ProbeNeg.log == [("n1", True), ("n2", True), ("m1", False), ("k", False)]
+    np.testing.assert_allclose(out["out_n2"], np.exp([1, 2]), rtol=1e-6)
+    np.testing.assert_allclose(out["out_s"], [0, 0], atol=1e-6)
+    np.testing.assert_allclose(out["out_k"], [-1, -2])
+
+
+def test_fed_values_are_never_written_in_place(registry) -> None:
+    g = graph(feed("x"), node("Neg", "n", "x", T=F32), fetch("out", "n"))
+    value = np.float32([1, 2])
+    out = run(Executor(g, cpu(), registry=registry), {"x": value})
+    assert ProbeNeg.log == [("n", False)]
+    np.testing.assert_array_equal(value, [1, 2])
+    np.testing.assert_array_equal(out["out"], [-1, -2])
+
+
+def test_control_dependencies_order_the_plan(registry) -> None:
+    g = graph(
+        const("c", np.float32(1)),
+        node("Identity", "i1", "c", T=F32),
+        node("Identity", "i2", "c", "^i3", T=F32),
+        node("Identity", "i3", "c", T=F32),
+        node("NoOp", "done", "^i1", "^i2"),
+    )
+    executor = Executor(g, cpu(), registry=registry)
+    assert [n.name for n in executor.nodes] == ["c", "i1", "i3", "i2", "done"]
+    executor.run(Rendezvous())
+    executor.run(Rendezvous())
+    assert RecordingIdentity.ran == ["i1", "i3", "i2"] * 2
+    executor.close()
+    assert sorted(RecordingIdentity.closed) == ["i1", "i2", "i3"]
+
+
+def test_kernel_errors_keep_their_class_and_name_node_op_and_device(registry) -> None:
+    g = graph(const("c", np.float32(1)), node("Sqrt", "bad", "c", T=F32), fetch("out", "bad"))
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        run(Executor(g, cpu(), registry=registry))
+    assert str(info.value) == f"Sqrt of a rock\n\t [[{{{{node bad}}}}]] (op Sqrt on {CPU0})"
+    assert info.value.node_def.name == "bad" and info.value.node_def.device == CPU0
+    assert isinstance(info.value.__cause__, errors.InvalidArgumentError)
+
+    g = graph(const("c", np.float32(1)), node("Sqrt", "worse", "c", T=F32))
+    with pytest.raises(errors.UnknownError) as info:
+        Executor(g, cpu(), registry=registry).run(Rendezvous())
+    assert str(info.value).startswith("ZeroDivisionError: division by zero\n\t [[{{node worse}}]] (op Sqrt on")
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+def test_function_kernel_errors_are_wrapped_too(fresh_devices) -> None:
+    a = np.ones((2, 3), np.float32)
+    g = graph(const("a", a), const("b", a), node("MatMul", "mm", "a", "b", T=F32), fetch("out", "mm"))
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        run(Executor(g, cpu()))
+    assert "[[{{node mm}}]] (op MatMul on" in str(info.value)
+
+
+def test_edge_dtype_mismatch_is_tensorflows_error(fresh_devices) -> None:
+    g = graph(const("x", np.float32(1)), node("Neg", "y", "x", T=dtypes.int32))
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        Executor(g, cpu())
+    assert str(info.value) == "Input 0 of node y was passed float from x incompatible with expected int32."
+
+
+def test_a_missing_tensor_pauses_the_run_until_it_is_sent(registry) -> None:
+    g = graph(feed("x"), node("Exp", "e", "x", T=F32), fetch("out", "e"))
+    executor = Executor(g, cpu(), registry=registry)
+    rendezvous = Rendezvous()
+    step = executor.start(rendezvous)
+    assert step.advance() is False and step.position == 0 and not step.done
+    assert step.waiting_on == transfer_key(executor.nodes[0])
+    rendezvous.send(step.waiting_on, np.float32([0]), cpu(), True)
+    assert step.advance() is True and step.done
+    np.testing.assert_array_equal(rendezvous.try_recv(transfer_key(executor.nodes[-1])).value, [1])
+    with pytest.raises(errors.InternalError, match="waiting for a tensor that was never sent"):
+        executor.run(Rendezvous())
+
+
+def test_step_stats_record_every_node(registry) -> None:
+    g = graph(const("c", np.float32([1, 2])), node("Exp", "e", "c", T=F32), fetch("out", "e"))
+    stats = step_stats_pb2.DeviceStepStats(device=CPU0)
+    run(Executor(g, cpu(), registry=registry), stats=stats)
+    assert [s.node_name for s in stats.node_stats] == ["c", "e", "out"]
+    exp = stats.node_stats[1]
+    assert exp.timeline_label == "e = Exp(c)"
+    assert exp.all_start_micros > 0 and exp.all_end_rel_nanos >= exp.op_end_rel_nanos >= 0
+    assert exp.output[0].tensor_description.dtype == F32.as_datatype_enum
+    assert [d.size for d in exp.output[0].tensor_description.shape.dim] == [2]
+    assert stats.node_stats[2].timeline_label == f"out = _Send(e @{CPU0})"
+
+
+def test_stateful_kernels_come_from_the_kernel_cache(fresh_devices) -> None:
+    shape = const("shape", np.int32([3]))
+    uniform = node("RandomUniform", "u", "shape", T=dtypes.int32, dtype=F32, seed=7, seed2=9)
+    cache: dict = {}
+    first = Executor(graph(shape, uniform, fetch("out", "u")), cpu(), kernel_cache=cache)
+    second = Executor(graph(shape, uniform, fetch("out", "u")), cpu(), kernel_cache=cache)
+    alone = Executor(graph(shape, uniform, fetch("out", "u")), cpu())
+    a1, a2 = run(alone)["out"], run(alone)["out"]
+    b1, b2 = run(first)["out"], run(second)["out"]
+    np.testing.assert_array_equal(b1, a1)
+    np.testing.assert_array_equal(b2, a2)  # the second executor continued the first one's stream
+    assert not np.array_equal(a1, a2)
