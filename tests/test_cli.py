@@ -19,11 +19,12 @@ def test_demo_checks_every_bundled_model(capsys: pytest.CaptureFixture[str]) -> 
     for name in json.loads((MODELS / "manifest.json").read_text())["models"]:
         assert f"== {name}:" in out
     assert "FAILED" not in out
-    assert out.count("GraphDef round trip: unchanged  [ok]") == 5
+    assert out.count("GraphDef round trip: unchanged") == 5
+    assert out.count("outputs vs TensorFlow's") == 5 and out.count("[ok]") == 5
 
 
 def test_demo_fails_when_a_shape_disagrees_with_tensorflow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for f in ("manifest.json", "mlp.pb", "mlp.shapes.json"):
+    for f in ("manifest.json", "mlp.pb", "mlp.shapes.json", "mlp.io.npz"):
         shutil.copy(MODELS / f, tmp_path / f)
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     manifest["models"] = {"mlp": manifest["models"]["mlp"]}
