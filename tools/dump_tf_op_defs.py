@@ -37,6 +37,8 @@ STARTER_OPS = [
 EXTRA_OPS = [
     "AddN", "Snapshot", "Softplus", "LeakyRelu", "Floor", "Ceil", "Round", "Reciprocal", "Sin", "Cos",
     "Sign", "Expm1", "Log1p", "ShapeN", "Split", "SplitV",
+    # added for the front end: one-argument tf.where, integer tf.random.uniform, tf.pad's other modes
+    "Where", "RandomUniformInt", "PadV2", "MirrorPad",
 ]  # fmt: skip
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "tf_op_defs.pbtxt"

@@ -517,6 +517,46 @@ def random_cases() -> None:
         case(op, a([], I32), dtype=F32, seed=5, seed2=6)
 
 
+def frontend_extra_cases() -> None:
+    """AddN, LeakyRelu and Where, added with the front end (generated last: earlier cases keep their inputs)."""
+    case("AddN", [rnd([2, 3], F32), rnd([2, 3], F32), rnd([2, 3], F32)])
+    case("AddN", [rnd([4], F64), rnd([4], F64)])
+    case("AddN", [rnd([3], F16, 100.0) for _ in range(5)])
+    case("AddN", [a([1, 2], I32), a([2**31 - 1, 5], I32)])
+    case("AddN", [rnd([2, 2], I64)])
+    case("AddN", [rnd([2], F32), rnd([3], F32)])
+    for dt in FLOATS:
+        case("LeakyRelu", edges(dt))
+    case("LeakyRelu", rnd([2, 3], F32), alpha=0.01)
+    case("LeakyRelu", rnd([4], F64), alpha=-1.5)
+    case("Where", a([[True, False, True], [False, False, True]], bool))
+    case("Where", a([0.0, np.nan, -0.0, 2.0], F32))
+    case("Where", rnd([2, 3, 2], I32))
+    case("Where", a([[0j, 1j], [2, 0]], np.complex64))
+    case("Where", np.zeros([0, 3], F64))
+    case("Where", a(True, bool))
+    for dt in (I32, I64):
+        case("RandomUniformInt", a([3, 5], I32), a(-7, dt), a(20, dt), seed=7, seed2=3)
+        case("RandomUniformInt", a([9], I64), a(0, dt), a(3, dt), seed=1, seed2=0)
+        case("RandomUniformInt", a([0], I32), a(5, dt), a(5, dt), seed=1, seed2=2)
+        case("RandomUniformInt", a([2], I32), a(5, dt), a(5, dt), seed=1, seed2=2)
+        case("RandomUniformInt", a([2], I32), a([1, 2], dt), a(5, dt), seed=1, seed2=2)
+    case("RandomUniformInt", a([5], I32), a(-(2**31), I32), a(2**31 - 1, I32), seed=3, seed2=4)
+    case("RandomUniformInt", a([5], I32), a(-(2**62), I64), a(2**62, I64), seed=3, seed2=4)
+    x = np.arange(6, dtype=I32).reshape(2, 3)
+    case("PadV2", x, a([[1, 0], [0, 2]], I32), a(7, I32))
+    case("PadV2", x.astype(F32), a([[0, 1], [1, 1]], I64), a(-0.5, F32))
+    case("PadV2", a([True, False], bool), a([[2, 1]], I32), a(True, bool))
+    case("PadV2", x, a([[1, 0], [0, 2]], I32), a([1, 2], I32))
+    case("PadV2", x, a([[1, 0], [0, -2]], I32), a(1, I32))
+    for mode in ("REFLECT", "SYMMETRIC"):
+        case("MirrorPad", x, a([[1, 1], [2, 2]], I32), mode=mode)
+        case("MirrorPad", np.arange(24, dtype=F32).reshape(2, 3, 4), a([[0, 1], [2, 0], [1, 3]], I64), mode=mode)
+        case("MirrorPad", x, a([[2, 0], [0, 0]], I32), mode=mode)
+        case("MirrorPad", x, a([[0, 0], [0, 4]], I32), mode=mode)
+        case("MirrorPad", x, a([[-1, 0], [0, 0]], I32), mode=mode)
+
+
 # ------------------------------------------------------------------ running and writing
 
 _PREFIX = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
@@ -590,7 +630,8 @@ def run_raw(c: dict):
 
 
 def main() -> int:
-    for make in (elementwise_cases, activation_cases, conv_cases, reduction_cases, array_cases, random_cases):
+    makers = (elementwise_cases, activation_cases, conv_cases, reduction_cases, array_cases, random_cases)
+    for make in (*makers, frontend_extra_cases):
         make()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, dict[str, np.ndarray]] = collections.defaultdict(dict)

@@ -478,6 +478,24 @@ case("MaxPool", P([1, 5, 5, 3]), ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], paddi
 case("MaxPool", P([1, 5, 5, 3]), ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1, 1], padding="VALID")
 case("AvgPool", P([1, 5, 5, 3]), ksize=[1, 2, 2, 1, 1], strides=[1, 1, 1, 1], padding="VALID")
 
+# --- Where (added with the front end's one-argument tf.where)
+for x, dtype in (([2, 3], "bool"), ([U, 4, 2], "float32"), (None, "int32"), ([5], "bool")):
+    case("Where", P(x, dtype))
+
+# --- RandomUniformInt (added with the front end's integer tf.random.uniform)
+for shape, lo, hi in ((C([2, 3]), C(0), C(9)), (P([2], I32), C(0), C(9)), (C([4], I64), P([], I32), C(9)),
+                      (C([3]), C([0, 1]), C(9)), (C([3]), C(0), P([2], I32)), (P(None, I32), C(1), C(9))):  # fmt: skip
+    case("RandomUniformInt", shape, lo, hi)
+
+# --- PadV2, MirrorPad (added with tf.pad's constant_values and REFLECT/SYMMETRIC modes)
+for shape, pads in (([2, 3], C([[1, 1], [2, 0]])), ([2, U], C([[1, 1], [2, 0]])), ([2, 3], C([[1, 1]])),
+                    ([2, 3], C([[1, -1], [0, 0]])), ([2, 3], P([2, 2], I32)), ([2, 3], P([U, 2], I32)),
+                    (None, P([3, 2], I32)), (None, C([[0, 1], [2, 3]])), ([2, 3], C([1, 1]))):  # fmt: skip
+    case("PadV2", P(shape), pads, P([]))
+    case("MirrorPad", P(shape), pads, mode="REFLECT")
+case("PadV2", P([2, 3]), C([[1, 1], [2, 0]]), P([2]))
+case("MirrorPad", P([2, 3]), C([[1, 1], [2, 0]], I64), mode="SYMMETRIC")
+
 
 def main() -> None:
     records = [r for r in (run_case(c) for c in CASES) if r is not None]

@@ -1,7 +1,141 @@
 """modtensor: a Python runtime for tensor programs whose devices, kernels, ops and
 graph optimizers come from plugins, following the Modular TensorFlow design.
 
-The public API uses TensorFlow's names for what it implements.
+The public API uses TensorFlow's names for what it implements, so a simple
+TensorFlow program runs with ``import modtensor as tf``: eager by default,
+``modtensor.function`` for graphs, ``modtensor.compat.v1`` for Session programs.
 """
 
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import Any as _Any
+
+from modtensor import compat, config, math, nn, random
+from modtensor.api import array_ops as _array_ops
+from modtensor.api import math_ops as _math_ops
+from modtensor.api import nn_ops as _nn_ops
+from modtensor.api import random_ops as _random_ops
+from modtensor.api import tensor_operators as _tensor_operators  # noqa: F401 - installs Tensor's operators
+from modtensor.api.constant_op import constant, convert_to_tensor
+from modtensor.api.context import device, executing_eagerly, name_scope
+from modtensor.framework import dtypes, errors
+from modtensor.framework.device_spec import DeviceSpec
+from modtensor.framework.dtypes import (
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,  # noqa: A004 - TensorFlow's name
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
+    resource,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    variant,
+)
+from modtensor.framework.graph import Graph
+from modtensor.framework.importer import import_graph_def
+from modtensor.framework.protos.graph_pb2 import GraphDef
+from modtensor.framework.tensor import Tensor, TensorSpec
+from modtensor.framework.tensor_shape import TensorShape
+
 __version__ = "0.1.0"
+
+newaxis = None
+
+__all__ = [
+    "DType",
+    "DeviceSpec",
+    "Graph",
+    "GraphDef",
+    "Tensor",
+    "TensorShape",
+    "TensorSpec",
+    "as_dtype",
+    "bfloat16",
+    "bool",
+    "compat",
+    "complex128",
+    "complex64",
+    "config",
+    "constant",
+    "convert_to_tensor",
+    "device",
+    "double",
+    "dtypes",
+    "errors",
+    "executing_eagerly",
+    "float16",
+    "float32",
+    "float64",
+    "function",  # noqa: F822 - loaded on first use (module __getattr__)
+    "half",
+    "import_graph_def",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
+    "math",
+    "name_scope",
+    "newaxis",
+    "nn",
+    "qint16",
+    "qint32",
+    "qint8",
+    "quint16",
+    "quint8",
+    "random",
+    "resource",
+    "string",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
+    "variant",
+]
+
+
+def _reexport(*modules: _Any) -> list[str]:
+    """Copy each module's ``__all__`` names into this namespace (the op wrappers' TF top-level names)."""
+    names: list[str] = []
+    for module in modules:
+        for name in getattr(module, "__all__", ()):
+            globals()[name] = getattr(module, name)
+            names.append(name)
+    return names
+
+
+__all__ += [n for n in _reexport(_math_ops, _array_ops, _nn_ops, _random_ops) if n not in __all__]
+
+# Loaded on first use: tracing machinery that eager-only programs never touch.
+_LAZY = {"function": ("modtensor.api.function", "function")}
+
+
+def __getattr__(name: str) -> _Any:
+    found = _LAZY.get(name)
+    if found is None:
+        raise AttributeError(f"module 'modtensor' has no attribute '{name}'")
+    value = getattr(_importlib.import_module(found[0]), found[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,1 +1,38 @@
-"""``modtensor.nn``: TensorFlow's tf.nn names (being written)."""
+"""``modtensor.nn``: TensorFlow's ``tf.nn`` names (activations, softmax, convolution, pooling)."""
+
+from modtensor.api.math_ops import sigmoid, tanh
+from modtensor.api.nn_ops import (
+    avg_pool,
+    avg_pool2d,
+    bias_add,
+    conv2d,
+    depthwise_conv2d,
+    elu,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    max_pool,
+    max_pool2d,
+    relu,
+    relu6,
+    softmax,
+)
+
+__all__ = [
+    "avg_pool",
+    "avg_pool2d",
+    "bias_add",
+    "conv2d",
+    "depthwise_conv2d",
+    "elu",
+    "gelu",
+    "leaky_relu",
+    "log_softmax",
+    "max_pool",
+    "max_pool2d",
+    "relu",
+    "relu6",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]

@@ -1,3 +1,461 @@
-"""TF-named array wrappers over ``dispatch.apply_op`` (being written)."""
+"""TF-named array wrappers (``tf.reshape``, ``tf.concat``, ``tf.zeros``, ``tf.gather``, ``tf.where``, ...).
 
-__all__: list[str] = []
+Each function has TensorFlow 2's signature, defaults and semantics and builds the
+graph TF builds for the same call, including TF's graph-mode shortcuts: ``tf.shape``,
+``tf.size`` and ``tf.rank`` of statically known shapes are constants, and ``tf.zeros``/
+``tf.ones`` of fewer than 1000 elements are one ``Const``. ``__all__`` lists TF's
+top-level names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modtensor.api import context
+from modtensor.api.dispatch import apply_op
+from modtensor.api.op_scope import constant, constant_value, convert_to_tensor, is_tensor, op_scope
+from modtensor.framework import dtypes, tensor_shape
+from modtensor.framework.graph import SymbolicTensor
+from modtensor.framework.tensor import Tensor
+
+__all__ = [
+    "concat",
+    "expand_dims",
+    "fill",
+    "gather",
+    "identity",
+    "one_hot",
+    "ones",
+    "ones_like",
+    "pad",
+    "rank",
+    "reshape",
+    "shape",
+    "size",
+    "slice",
+    "squeeze",
+    "stack",
+    "stop_gradient",
+    "strided_slice",
+    "tile",
+    "transpose",
+    "unstack",
+    "where",
+    "zeros",
+    "zeros_like",
+]
+
+
+def _graph_mode() -> bool:
+    return not context.executing_eagerly()
+
+
+# --------------------------------------------------------------------------- shape queries
+
+
+def shape(input: Any, out_type: Any = None, name: str | None = None) -> Tensor:
+    """The shape of ``input`` as a 1-D ``out_type`` (int32) tensor; a constant when statically known in a graph."""
+    out_type = dtypes.int32 if out_type is None else dtypes.as_dtype(out_type)
+    with op_scope(name, "Shape", [input]) as scope:
+        if _graph_mode():
+            input = convert_to_tensor(input)
+            if input.shape.is_fully_defined():
+                return constant(input.shape.as_list(), out_type, name=scope)
+        return apply_op("Shape", name=scope, input=input, out_type=out_type)
+
+
+def size(input: Any, out_type: Any = None, name: str | None = None) -> Tensor:
+    """The number of elements of ``input`` as a 0-D ``out_type`` (int32) tensor."""
+    out_type = dtypes.int32 if out_type is None else dtypes.as_dtype(out_type)
+    if context.executing_eagerly() and not isinstance(input, SymbolicTensor):
+        input = convert_to_tensor(input)
+        count = np.prod(input.shape.as_list(), dtype=out_type.as_numpy_dtype)
+        return convert_to_tensor(count.item(), dtype=out_type)
+    with op_scope(name, "Size", [input]) as scope:
+        input = convert_to_tensor(input)
+        static = input.shape
+        if static.is_fully_defined():
+            return constant(static.num_elements(), out_type, name=scope)
+        if static.rank is not None and any(d == 0 for d in static.as_list()):
+            return constant(0, out_type, name=scope)
+        return apply_op("Size", name=scope, input=input, out_type=out_type)
+
+
+def rank(input: Any, name: str | None = None) -> Tensor:
+    """The number of dimensions of ``input`` as a 0-D int32 tensor (a constant when known)."""
+    with op_scope(name, "Rank", [input]) as scope:
+        input = convert_to_tensor(input)
+        if input.shape.rank is not None:
+            return constant(input.shape.rank, dtypes.int32, name=scope)
+        return apply_op("Rank", name=scope, input=input)
+
+
+# --------------------------------------------------------------------------- reshaping
+
+
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
+    """``tensor`` with the same elements in ``shape`` (one entry may be -1) (``Reshape``)."""
+    return apply_op("Reshape", name=name, tensor=tensor, shape=shape)
+
+
+def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
+    """``a`` with its dimensions permuted by ``perm`` (default: reversed) (``Transpose``)."""
+    with op_scope(name, "transpose", [a]) as scope:
+        if not is_tensor(a):
+            a = convert_to_tensor(a, name="a")
+        if conjugate and a.dtype.is_complex:
+            raise NotImplementedError(
+                "transpose with conjugate=True of a complex tensor needs 'ConjugateTranspose', which modtensor "
+                "does not implement yet"
+            )
+        if perm is None:
+            static_rank = a.shape.rank
+            if static_rank is None:
+                from modtensor.api.math_ops import range as range_
+                from modtensor.api.math_ops import subtract
+
+                perm = range_(subtract(apply_op("Rank", input=a), 1, name="sub"), -1, -1, name="Range")
+            else:
+                perm = np.arange(static_rank - 1, -1, -1, dtype=np.int32)
+        return apply_op("Transpose", name=scope, x=a, perm=perm)
+
+
+def expand_dims(input: Any, axis: Any, name: str | None = None) -> Tensor:
+    """``input`` with a new size-1 dimension at ``axis`` (``ExpandDims``)."""
+    return apply_op("ExpandDims", name=name, input=input, dim=axis)
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
+    """``input`` without its size-1 dimensions (those in ``axis`` when given) (``Squeeze``)."""
+    if np.isscalar(axis):
+        axis = [axis]
+    return apply_op("Squeeze", name=name, input=input, squeeze_dims=list(axis) if axis is not None else [])
+
+
+# --------------------------------------------------------------------------- joining and splitting
+
+
+def _convert_list_items(values: list[Any], arg_name: str) -> list[Any]:
+    """List items that are lists holding tensors are packed first (``<arg>_<i>``), as TF's op helper does."""
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, (list, tuple)) and any(is_tensor(e) or isinstance(e, (list, tuple)) for e in v):
+            v = convert_to_tensor(v, name=f"{arg_name}_{i}")
+        out.append(v)
+    return out
+
+
+def concat(values: Any, axis: Any, name: str = "concat") -> Tensor:
+    """``values`` joined along ``axis`` (``ConcatV2``; one value: an ``Identity``)."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        with op_scope(name, name):
+            axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
+            axis_t.shape.assert_has_rank(0)
+            return identity(values[0], name=name)
+    with op_scope(name, "ConcatV2", values) as scope:
+        items = _convert_list_items(list(values), "values")
+        return apply_op("ConcatV2", name=scope, values=items, axis=axis)
+
+
+def stack(values: Any, axis: int = 0, name: str = "stack") -> Tensor:
+    """Tensors of one shape stacked into a tensor of rank + 1 along ``axis`` (``Pack``; constants fold)."""
+    if axis == 0:
+        try:
+            return convert_to_tensor(values, name=name)
+        except (TypeError, ValueError, NotImplementedError):
+            pass
+    value_shape = convert_to_tensor(values[0], name=name).shape
+    if value_shape.rank is not None:
+        expanded = value_shape.rank + 1
+        if axis < -expanded or axis >= expanded:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-expanded}, {expanded})")
+    return apply_op("Pack", name=name, values=list(values), axis=axis)
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
+    """The slices of ``value`` along ``axis`` as a list (``Unpack``); ``num`` is inferred from the static shape."""
+    if num is None:
+        value = convert_to_tensor(value)
+        value_shape = value.shape
+        if value_shape.rank is not None:
+            if axis < -value_shape.rank or axis >= value_shape.rank:
+                raise ValueError(f"Argument `axis` = {axis} not in range [{-value_shape.rank}, {value_shape.rank})")
+            num = value_shape.as_list()[axis]
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {value_shape}")
+    return apply_op("Unpack", name=name, value=value, num=num, axis=axis)
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
+    """``input`` repeated ``multiples[i]`` times along each dimension ``i`` (``Tile``)."""
+    return apply_op("Tile", name=name, input=input, multiples=multiples)
+
+
+def pad(
+    tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0, name: str | None = None
+) -> Tensor:
+    """``tensor`` padded by ``paddings[i] = [before, after]`` per dimension.
+
+    ``CONSTANT`` fills with ``constant_values`` (``Pad`` for 0, else ``PadV2``); ``REFLECT``
+    mirrors without the edge element and ``SYMMETRIC`` with it (``MirrorPad``).
+    """
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if not is_tensor(constant_values) and np.ndim(constant_values) == 0 and constant_values == 0:
+            return apply_op("Pad", name=name, input=tensor, paddings=paddings)
+        return apply_op("PadV2", name=name, input=tensor, paddings=paddings, constant_values=constant_values)
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return apply_op("MirrorPad", name=name, input=tensor, paddings=paddings, mode=mode)
+    raise ValueError(
+        'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+        f"Received `mode` = {mode}"
+    )
+
+
+# --------------------------------------------------------------------------- slicing and gathering
+
+
+def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:
+    """The block of ``input_`` starting at ``begin`` of extent ``size`` (-1: to the end) (``Slice``)."""
+    return apply_op("Slice", name=name, input=input_, begin=begin, size=size)
+
+
+def strided_slice(
+    input_: Any,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """Python-style slicing by ``begin:end:strides`` with TF's masks (``StridedSlice``)."""
+    if var is not None:
+        raise NotImplementedError("strided_slice with var= (sliced assignment) needs variables, not implemented yet")
+    if strides is None:
+        strides = _ones_like_v1(begin)
+    return apply_op(
+        "StridedSlice",
+        name=name,
+        input=input_,
+        begin=begin,
+        end=end,
+        strides=strides,
+        begin_mask=begin_mask,
+        end_mask=end_mask,
+        ellipsis_mask=ellipsis_mask,
+        new_axis_mask=new_axis_mask,
+        shrink_axis_mask=shrink_axis_mask,
+    )
+
+
+def gather(
+    params: Any,
+    indices: Any,
+    validate_indices: Any = None,
+    axis: Any = None,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> Tensor:
+    """Slices of ``params`` along ``axis`` (default ``batch_dims``) at ``indices`` (``GatherV2``)."""
+    del validate_indices
+    if axis is None:
+        axis = batch_dims
+    value = constant_value(axis)
+    if value is None or value.size != 1 or int(value.reshape(-1)[0]) != 0:
+        return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis, batch_dims=batch_dims)
+    return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis)
+
+
+def one_hot(
+    indices: Any,
+    depth: Any,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: Any = None,
+    dtype: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """A one-hot tensor: ``on_value`` (1) where ``indices`` point, ``off_value`` (0) elsewhere (``OneHot``).
+
+    ``dtype`` defaults to the dtype of ``on_value``/``off_value``, else float32;
+    the new axis is ``axis`` (default last).
+    """
+    with op_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) as scope:
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+        on_exists, off_exists = on_value is not None, off_value is not None
+        if on_exists:
+            on_value = convert_to_tensor(on_value, dtype_hint=dtype)
+        if off_exists:
+            off_value = convert_to_tensor(off_value, dtype_hint=dtype)
+        on_dtype = on_value.dtype.base_dtype if on_exists else None
+        off_dtype = off_value.dtype.base_dtype if off_exists else None
+        if on_exists or off_exists:
+            if dtype is not None:
+                if on_exists and on_dtype != dtype:
+                    raise TypeError(f"dtype {on_dtype} of on_value does not match dtype parameter {dtype}")
+                if off_exists and off_dtype != dtype:
+                    raise TypeError(f"dtype {off_dtype} of off_value does not match dtype parameter {dtype}")
+            else:
+                dtype = on_dtype if on_exists else off_dtype
+        elif dtype is None:
+            dtype = dtypes.float32
+        if not on_exists:
+            on_value = convert_to_tensor(1, dtype, name="on_value")
+            on_dtype = dtype
+        if not off_exists:
+            off_value = convert_to_tensor(0, dtype, name="off_value")
+            off_dtype = dtype
+        if on_dtype != off_dtype:
+            raise TypeError(f"dtype {on_dtype} of on_value does not match dtype {off_dtype} of off_value")
+        return apply_op(
+            "OneHot",
+            name=scope,
+            indices=indices,
+            depth=depth,
+            on_value=on_value,
+            off_value=off_value,
+            axis=-1 if axis is None else axis,
+        )
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """With ``x`` and ``y``: elements of ``x`` where ``condition`` else of ``y``, all broadcast (``SelectV2``).
+
+    Alone: the int64 coordinates ``[num_true, rank]`` of the true (nonzero) elements (``Where``).
+    """
+    if x is None and y is None:
+        with op_scope(name, "Where", [condition]) as scope:
+            condition = convert_to_tensor(condition, dtype_hint=dtypes.bool, name="condition")
+            return apply_op("Where", name=scope, input=condition)
+    if x is not None and y is not None:
+        return apply_op("SelectV2", name=name, condition=condition, t=x, e=y)
+    raise ValueError("x and y must both be non-None or both be None.")
+
+
+# --------------------------------------------------------------------------- creation
+
+
+def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
+    """A tensor of shape ``dims`` with every element ``value`` (``Fill``)."""
+    return apply_op("Fill", name=name, dims=dims, value=value)
+
+
+def _shape_as_tensor(shape_value: Any) -> Tensor:
+    """A fully known shape as an int32 (int64 when a dim needs it) constant named ``shape_as_tensor``."""
+    static = tensor_shape.as_shape(shape_value)
+    if not static.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {static} to a Tensor.")
+    dims = static.as_list()
+    dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+    return constant(dims, dtype=dtype, name="shape_as_tensor")
+
+
+def _filled(kind: str, value: Any, shape: Any, dtype: dtypes.DType, name: str | None) -> Tensor:
+    """``tf.zeros``/``tf.ones``: a ``Const`` when small and static in a graph, else ``Fill``."""
+    if context.executing_eagerly() and isinstance(shape, (list, tuple)) and dtype.is_numpy_compatible:
+        dims = [tensor_shape.dimension_value(d) for d in shape]
+        if all(isinstance(d, int) for d in dims):  # fast path: numpy inputs need no constant ops
+            index_type = np.int64 if any(d >= 2**31 for d in dims) else np.int32
+            fill = np.asarray(value, dtype=dtype.as_numpy_dtype)
+            return apply_op("Fill", dims=np.asarray(dims, dtype=index_type).reshape(-1), value=fill)
+    with op_scope(name, kind, [shape]) as scope:
+        if not is_tensor(shape):
+            try:
+                if _graph_mode():
+                    try:
+                        small = np.prod(shape) < 1000
+                    except (TypeError, ValueError, NotImplementedError):
+                        small = False
+                    if small:
+                        return constant(value, shape=shape, dtype=dtype, name=scope)
+                shape = _shape_as_tensor(shape)
+            except (TypeError, ValueError):
+                shape = convert_to_tensor(shape, dtype=dtypes.int32)
+        if shape.shape.rank == 0:
+            shape = reshape(shape, [-1])
+        output = apply_op("Fill", name=scope, dims=shape, value=constant(value, dtype=dtype))
+    return output
+
+
+def _fill_value(kind: str, dtype: dtypes.DType) -> Any:
+    if dtype == dtypes.bool:
+        return kind == "ones"
+    if dtype == dtypes.string and kind == "zeros":
+        return ""
+    return 0 if kind == "zeros" else 1
+
+
+def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
+    """A tensor of ``shape`` (list, tuple, TensorShape or 1-D tensor) filled with zeros of ``dtype``."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    return _filled("zeros", _fill_value("zeros", dtype), shape, dtype, name)
+
+
+def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
+    """A tensor of ``shape`` filled with ones of ``dtype`` (True for bool)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    return _filled("ones", _fill_value("ones", dtype), shape, dtype, name)
+
+
+def _array_like(kind: str, like_op: str, input: Any, dtype: Any, scope: str | None) -> Tensor:
+    """TF's ``array_like_impl``: statically shaped graph inputs give ``zeros``/``ones``, others ``ZerosLike``/..."""
+    make = zeros if kind == "zeros" else ones
+    if not is_tensor(input):
+        input = convert_to_tensor(input, name="tensor")
+    dtype = dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
+    if _graph_mode() and input.shape.is_fully_defined():
+        return make(input.shape, dtype=dtype or input.dtype, name=scope)
+    if dtype is not None and dtype != input.dtype.base_dtype:
+        return make(shape(input), dtype=dtype, name=scope)
+    return apply_op(like_op, name=scope, x=input)
+
+
+def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
+    """Zeros with the shape of ``input`` and its dtype (or ``dtype``)."""
+    with op_scope(name, "zeros_like", [input]) as scope:
+        return _array_like("zeros", "ZerosLike", input, dtype, scope)
+
+
+def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
+    """Ones with the shape of ``input`` and its dtype (or ``dtype``)."""
+    with op_scope(name, "ones_like", [input]) as scope:
+        return _array_like("ones", "OnesLike", input, dtype, scope)
+
+
+def _ones_like_v1(value: Any) -> Tensor:
+    """TF 1's ``ones_like`` (what ``strided_slice`` uses for default strides): ``ones`` of the value's shape."""
+    with op_scope(None, "ones_like", [value]) as scope:
+        value = convert_to_tensor(value, name="tensor")
+        with op_scope(None, "Shape", [value]) as shape_scope:
+            if _graph_mode() and value.shape.is_fully_defined():
+                ones_shape = _shape_as_tensor(value.shape)
+            else:
+                ones_shape = apply_op("Shape", name=shape_scope, input=value, out_type=dtypes.int32)
+        result = ones(ones_shape, dtype=value.dtype, name=scope)
+        if isinstance(result, SymbolicTensor):
+            result.set_shape(value.shape)
+        return result
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def identity(input: Any, name: str | None = None) -> Tensor:
+    """A tensor with the value of ``input`` (``Identity``)."""
+    if context.executing_eagerly() and not isinstance(input, SymbolicTensor):
+        input = convert_to_tensor(input)
+    return apply_op("Identity", name=name, input=input)
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:
+    """``input`` unchanged, as a constant for gradient computation (``StopGradient``)."""
+    return apply_op("StopGradient", name=name, input=input)

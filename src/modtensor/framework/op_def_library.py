@@ -19,8 +19,20 @@ from modtensor.framework import dtypes, tensor_proto, tensor_shape
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import attr_value_pb2, op_def_pb2, types_pb2
+from modtensor.framework.tensor import Tensor
 
-__all__ = ["apply_op", "apply_op_outputs", "convert_to_tensor", "outputs_of", "constant"]
+__all__ = ["apply_op", "apply_op_outputs", "attr_value_from_python", "constant", "convert_to_tensor", "outputs_of"]
+
+
+def _capture_if_foreign(value: Any, graph: Graph, name: str) -> Any:
+    """A tensor from outside ``graph`` (an eager tensor, another graph's tensor) captured by a function graph.
+
+    A function body being traced (``graph.building_function``) uses outside tensors through
+    placeholders fed at call time (``FuncGraph.capture``); any other value is returned unchanged.
+    """
+    if isinstance(value, Tensor) and graph.building_function and getattr(value, "graph", None) is not graph:
+        return graph.capture(value, name=name)  # type: ignore[attr-defined]
+    return value
 
 
 def constant(
@@ -45,6 +57,7 @@ def convert_to_tensor(
 
     ``preferred_dtype`` is tried first and dropped silently if the value does not fit it.
     """
+    value = _capture_if_foreign(value, graph or get_default_graph(), name)
     if isinstance(value, SymbolicTensor):
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype.base_dtype:
             raise ValueError(
@@ -165,6 +178,7 @@ class _Builder:
         elif arg.type_attr in self.default_types:
             preferred = self.default_types[arg.type_attr]
             allowed = self.allowed_types.get(arg.type_attr)
+        value = _capture_if_foreign(value, self.graph, arg.name)
         if isinstance(value, SymbolicTensor):
             if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:
                 self._raise_mismatch(arg, input_name, value.dtype.base_dtype)
@@ -311,6 +325,14 @@ def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: st
     return proto
 
 
+def attr_value_from_python(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: str) -> attr_value_pb2.AttrValue:
+    """``value`` as the AttrValue of ``attr`` with the TF wrappers' checks (kind, allowed values, minimum).
+
+    Eager execution converts explicit attrs with it, so both modes raise the same errors.
+    """
+    return _value_to_attr_value(value, attr, op_name)
+
+
 _LIST_FIELD = {
     "list(string)": "s",
     "list(int)": "i",
@@ -344,7 +366,13 @@ def _check_scalar_kind(value: Any, attr_type: str, name: str) -> None:
 
 
 def _graph_of(values: Sequence[Any]) -> Graph:
-    """The graph of the tensor arguments (all must agree), else the default graph."""
+    """The graph of the tensor arguments (all must agree), else the default graph.
+
+    While a function body is traced, the default graph (the FuncGraph) is used: it captures tensors of other graphs.
+    """
+    default = get_default_graph()
+    if default.building_function:
+        return default
     found: Graph | None = None
     stack = list(values)
     while stack:
@@ -356,7 +384,7 @@ def _graph_of(values: Sequence[Any]) -> Graph:
                 found = v.graph
             elif v.graph is not found:
                 raise ValueError(f"{v!r} must be from the same graph as the other inputs ({found!r}).")
-    return found or get_default_graph()
+    return found or default
 
 
 def apply_op(op_type_name: str, name: str | None = None, **keywords: Any) -> Operation:

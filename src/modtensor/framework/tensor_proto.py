@@ -133,7 +133,7 @@ def make_tensor_proto(
                 f"Expected Tensor's shape: {_tuple_str(target_shape)}, but got {_tuple_str(nparray.shape)}."
             )
         if allow_broadcast:
-            if list(nparray.shape) != target_shape and nparray.size != 1:
+            if nparray.shape not in ((1,), ()) and nparray.size != shape_size:
                 raise TypeError(
                     f"Expected Tensor's shape: {_tuple_str(target_shape)}, but got {_tuple_str(nparray.shape)}."
                 )

@@ -169,8 +169,10 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Any):
-        if dims is None:
-            self._dims: tuple[int | None, ...] | None = None
+        if type(dims) is tuple and all(type(d) is int and d >= 0 for d in dims):
+            self._dims: tuple[int | None, ...] | None = dims  # a numpy shape: the common, fast case
+        elif dims is None:
+            self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
         elif isinstance(dims, tensor_shape_pb2.TensorShapeProto) or _looks_like_shape_proto(dims):

@@ -780,3 +780,44 @@ def _one_hot_shape(ctx: InferenceContext) -> None:
     .attr("TI: {uint8, int8, int32, int64} = DT_INT64")
     .set_shape_fn(_one_hot_shape)
 )
+
+
+# Extra (added for tf.where with one argument; not in the starter set).
+def _where_shape(ctx: InferenceContext) -> None:
+    """Where: a matrix [number of true elements (unknown), rank of the input]."""
+    rank = ctx.rank(ctx.input(0))
+    ctx.set_output(0, ctx.matrix(ctx.unknown_dim(), rank))
+
+
+(
+    register_op("Where")
+    .input("input: T")
+    .attr("T: {numbertype, bool} = DT_BOOL")
+    .output("index: int64")
+    .set_shape_fn(_where_shape)
+)
+
+
+# Extras (added for tf.pad with constant_values or REFLECT/SYMMETRIC modes; not in the starter set).
+(
+    register_op("PadV2")
+    .input("input: T")
+    .input("paddings: Tpaddings")
+    .input("constant_values: T")
+    .output("output: T")
+    .attr("T: type")
+    .attr("Tpaddings: {int32, int64} = DT_INT32")
+    .set_shape_fn(_pad_shape)
+)
+
+
+(
+    register_op("MirrorPad")
+    .input("input: T")
+    .input("paddings: Tpaddings")
+    .output("output: T")
+    .attr("T: type")
+    .attr("Tpaddings: {int32, int64} = DT_INT32")
+    .attr("mode: {'REFLECT', 'SYMMETRIC'}")
+    .set_shape_fn(_pad_shape)
+)

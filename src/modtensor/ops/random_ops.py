@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from modtensor.framework import errors
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
+from modtensor.ops._shape_errors import invalid
 
 
 def _random_shape(ctx: InferenceContext) -> None:
@@ -23,3 +25,31 @@ for _name in ("RandomStandardNormal", "RandomUniform"):
         .set_is_stateful()
         .set_shape_fn(_random_shape)
     )
+
+
+# Extra (added for tf.random.uniform with an integer dtype; not in the starter set).
+def _random_uniform_int_shape(ctx: InferenceContext) -> None:
+    """RandomUniformInt: scalar bounds; the output shape is the value of `shape`."""
+    for index, arg in ((1, "minval"), (2, "maxval")):
+        try:
+            ctx.with_rank(ctx.input(index), 0)
+        except errors.InvalidArgumentError:
+            raise invalid(
+                f"{arg} must be a scalar; got a tensor of shape {ctx.debug_string(ctx.input(index))}"
+            ) from None
+    ctx.set_output(0, ctx.make_shape_from_shape_tensor(0))
+
+
+(
+    register_op("RandomUniformInt")
+    .input("shape: T")
+    .input("minval: Tout")
+    .input("maxval: Tout")
+    .output("output: Tout")
+    .attr("seed: int = 0")
+    .attr("seed2: int = 0")
+    .attr("Tout: {int32, int64}")
+    .attr("T: {int32, int64}")
+    .set_is_stateful()
+    .set_shape_fn(_random_uniform_int_shape)
+)

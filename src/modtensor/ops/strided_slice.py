@@ -65,6 +65,8 @@ def _build_dense_spec(
             dense.final_shape_gather_indices.append(_NEW_AXIS)
         else:
             if full_index == dims:
+                if dims == 0:
+                    raise invalid("Attempting to slice scalar input.")
                 raise invalid(f"Index out of range using input dim {full_index}; input has only {dims} dims")
             if begin is not None:
                 dense.begin[full_index] = int(begin[i])

@@ -1,8 +1,30 @@
-"""Process-wide execution state: whether eager execution is enabled."""
+"""Process-wide execution state: eager on/off, each thread's eager device and name scopes, the global seed.
+
+The front end (``api.context``) reads and changes this state; ``runtime.eager``
+reads the device scope to place ops. Graph-building state (default graph, graph
+device scopes) lives with the graph in ``framework.graph``.
+"""
 
 from __future__ import annotations
 
-__all__ = ["disable_eager_execution", "eager_enabled", "enable_eager_execution"]
+import random
+import threading
+
+from modtensor.framework.device_spec import DeviceSpec
+
+__all__ = [
+    "EagerScope",
+    "disable_eager_execution",
+    "eager_device_scope",
+    "eager_enabled",
+    "eager_name_scope",
+    "enable_eager_execution",
+    "global_seed",
+    "internal_operation_seed",
+    "set_eager_device_scope",
+    "set_eager_name_scope",
+    "set_global_seed",
+]
 
 _eager_enabled = True
 
@@ -22,3 +44,75 @@ def disable_eager_execution() -> None:
     """Make ops build the default graph (TensorFlow 1 style) for the rest of the process."""
     global _eager_enabled
     _eager_enabled = False
+
+
+class EagerScope:
+    """An eager device scope: the merged device spec and its canonical string (the placement cache key)."""
+
+    __slots__ = ("name", "spec")
+
+    def __init__(self, name: str, spec: DeviceSpec):
+        self.name = name
+        self.spec = spec
+
+    def __repr__(self) -> str:
+        return f"EagerScope({self.name!r})"
+
+
+class _ThreadState(threading.local):
+    def __init__(self) -> None:
+        self.device: EagerScope | None = None
+        self.name_scope = ""
+
+
+_thread = _ThreadState()
+
+
+def eager_device_scope() -> EagerScope | None:
+    """This thread's eager device scope, None when ops are placed automatically."""
+    return _thread.device
+
+
+def set_eager_device_scope(scope: EagerScope | None) -> None:
+    """Set (or clear, with None) this thread's eager device scope; callers restore the previous one."""
+    _thread.device = scope
+
+
+def eager_name_scope() -> str:
+    """This thread's eager name scope, ``"outer/inner/"`` or ``""``."""
+    return _thread.name_scope
+
+
+def set_eager_name_scope(scope: str) -> None:
+    """Set this thread's eager name scope (callers restore the previous one)."""
+    _thread.name_scope = scope
+
+
+# ----------------------------------------------------------------------------- seeds
+
+_seed_lock = threading.Lock()
+_global_seed: int | None = None
+_op_seed_rng = random.Random(0)
+
+
+def global_seed() -> int | None:
+    """The seed set by ``set_global_seed`` (``tf.random.set_seed``), None when unset."""
+    return _global_seed
+
+
+def set_global_seed(seed: int | None) -> None:
+    """Set the global seed and restart the sequence of operation seeds eager ops draw from it (as TF)."""
+    global _global_seed, _op_seed_rng
+    with _seed_lock:
+        _global_seed = None if seed is None else int(seed)
+        _op_seed_rng = random.Random(_global_seed)
+
+
+def internal_operation_seed() -> int:
+    """The next operation seed for an eager random op that was given none while a global seed is set.
+
+    TensorFlow draws these from a generator seeded by the global seed, so a program
+    that sets the seed gets the same sequence of random ops every run.
+    """
+    with _seed_lock:
+        return _op_seed_rng.randint(0, 2**31 - 1)

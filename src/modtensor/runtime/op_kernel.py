@@ -10,6 +10,7 @@ output when nothing else can see it, and records failures. The C kernel bridge
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import sys
@@ -464,6 +465,14 @@ class FunctionKernel(OpKernel):
         factory.__name__ = f"FunctionKernel[{getattr(fn, '__name__', 'fn')}]"
         factory.__qualname__ = factory.__name__
         return factory
+
+    def prepared_call(self) -> Callable[..., Any] | None:
+        """The function bound to its attrs, ``call(*inputs) -> output``, when the op has no list inputs and one
+        non-list output; else None. Eager execution calls it directly (skipping the context) and checks the
+        output dtype itself; the result may be a numpy scalar (wrap it with ``np.asarray``)."""
+        if self._groups is not None or not self._single:
+            return None
+        return functools.partial(self.fn, **self._kwargs) if self._kwargs else self.fn
 
     def compute(self, ctx: OpKernelContext) -> None:
         """Call the function with the inputs (list args grouped) and set its result(s) as outputs."""

@@ -109,9 +109,16 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "StridedSlice": _strided_slice.strided_slice,
     "GatherV2": array.gather_v2,
     "OneHot": array.one_hot,
+    # added for the front end's tf.add_n, tf.nn.leaky_relu, one-argument tf.where and tf.pad's other modes
+    "AddN": elementwise.add_n,
+    "LeakyRelu": activations.leaky_relu,
+    "Where": array.where,
+    "PadV2": array.pad_v2,
+    "MirrorPad": array.mirror_pad,
     # random
     "RandomStandardNormal": random.random_standard_normal,
     "RandomUniform": random.random_uniform,
+    "RandomUniformInt": random.random_uniform_int,  # added with integer tf.random.uniform
 }
 
 

@@ -104,3 +104,12 @@ def bias_add(value: np.ndarray, bias: np.ndarray, data_format: str = "NHWC") -> 
     b = bias.reshape((-1,) + (1,) * (value.ndim - 1 - channel_axis))
     with np.errstate(all="ignore"):
         return np.asarray(value + b, dtype=value.dtype)
+
+
+# Added with tf.nn.leaky_relu (frontend issue).
+def leaky_relu(features: np.ndarray, alpha: float = 0.2) -> np.ndarray:
+    """LeakyRelu: x where x > 0, else alpha * x; alpha is a float32 attr converted to the input's dtype, as in TF."""
+    features = np.asarray(features)
+    a = features.dtype.type(np.float32(alpha))
+    with np.errstate(all="ignore"):
+        return np.asarray(np.where(features > 0, features, features * a), dtype=features.dtype)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.kernels.cpu.elementwise import as_numpy_dtype
-from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str, unimplemented
 
 
 def _ints(x: Any) -> list[int]:
@@ -218,7 +218,11 @@ def range(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np.ndarray
     if d < 0 and s < lim:
         raise invalid_argument(f"Requires start >= limit when delta < 0: {_num(s)}/{_num(lim)}")
     integral = np.issubdtype(dtype, np.integer)
-    n = (abs(lim - s) + abs(d) - 1) // abs(d) if integral else int(np.ceil(abs((lim - s) / d)))
+    if integral:
+        n = (abs(lim - s) + abs(d) - 1) // abs(d)
+    else:  # in the input's float type, as TF: range(0.0, 2.4, 0.1) in float32 has 24 elements, not 25
+        with np.errstate(all="ignore"):
+            n = int(np.ceil(np.abs((limit_a.astype(dtype) - start_a) / delta_a.astype(dtype))))
     idx = np.arange(n, dtype=dtype)
     with np.errstate(all="ignore"):
         return np.asarray(start_a + idx * delta_a, dtype=dtype)
@@ -243,20 +247,61 @@ def tile(input: np.ndarray, multiples: np.ndarray) -> np.ndarray:  # noqa: A002
     return np.tile(input, m) if input.ndim else input.copy()
 
 
-def pad(input: np.ndarray, paddings: np.ndarray) -> np.ndarray:  # noqa: A002
-    """Pad with zeros: paddings is [rank, 2] (before, after) per dim."""
-    input, p = np.asarray(input), np.asarray(paddings)
+def _padding_pairs(input: np.ndarray, paddings: np.ndarray) -> list[tuple[int, int]]:  # noqa: A002
+    """The (before, after) pairs of a [rank, 2] paddings matrix, checked as TF's pad kernels do."""
+    p = np.asarray(paddings)
     if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] != input.ndim:
         raise invalid_argument(
             f"The first dimension of paddings must be the rank of inputs{shape_str(p.shape)} {shape_str(input.shape)}"
             if p.ndim == 2 and p.shape[1] == 2
             else f"paddings must be a matrix with 2 columns: {shape_str(p.shape)}"
         )
-    pairs = [(int(a), int(b)) for a, b in p.reshape(-1, 2)]
+    return [(int(a), int(b)) for a, b in p.reshape(-1, 2)]
+
+
+def pad(input: np.ndarray, paddings: np.ndarray) -> np.ndarray:  # noqa: A002
+    """Pad with zeros: paddings is [rank, 2] (before, after) per dim."""
+    input = np.asarray(input)
+    pairs = _padding_pairs(input, paddings)
     for a, b in pairs:
         if a < 0 or b < 0:
             raise invalid_argument(f"Paddings must be non-negative: {a} {b}")
     return np.pad(input, pairs, mode="constant") if input.ndim else input.copy()
+
+
+# Added with tf.pad's constant_values and REFLECT/SYMMETRIC modes (frontend issue).
+def pad_v2(input: np.ndarray, paddings: np.ndarray, constant_values: np.ndarray) -> np.ndarray:  # noqa: A002
+    """PadV2: Pad with the scalar ``constant_values`` instead of zeros."""
+    input = np.asarray(input)
+    pairs = _padding_pairs(input, paddings)
+    value = np.asarray(constant_values)
+    if value.ndim != 0:
+        raise invalid_argument(f"constant_values must be a scalar. Found: {shape_str(value.shape)}")
+    for a, b in pairs:
+        if a < 0 or b < 0:
+            raise invalid_argument(f"Paddings must be non-negative: {a} {b}")
+    if not input.ndim:
+        return input.copy()
+    return np.pad(input, pairs, mode="constant", constant_values=value.item() if value.dtype != object else value)
+
+
+def mirror_pad(input: np.ndarray, paddings: np.ndarray, mode: str) -> np.ndarray:  # noqa: A002
+    """MirrorPad: REFLECT mirrors without the edge element (pads < dim), SYMMETRIC with it (pads <= dim)."""
+    input = np.asarray(input)
+    if input.ndim > 5:
+        raise unimplemented(f"inputs rank not in [0,5]: {input.ndim}")
+    pairs = _padding_pairs(input, paddings)
+    symmetric = (mode.decode() if isinstance(mode, bytes) else mode) == "SYMMETRIC"
+    for (a, b), size in zip(pairs, input.shape, strict=True):
+        if a < 0 or b < 0:
+            raise invalid_argument(f"paddings must be non-negative: {a} {b}")
+        if symmetric and (a > size or b > size):
+            raise invalid_argument(f"paddings must be no greater than the dimension size: {a}, {b} greater than {size}")
+        if not symmetric and (a >= size or b >= size):
+            raise invalid_argument(f"paddings must be less than the dimension size: {a}, {b} not less than {size}")
+    if not input.ndim:
+        return input.copy()
+    return np.asarray(np.pad(input, pairs, mode="symmetric" if symmetric else "reflect"), order="C")
 
 
 def slice(input: np.ndarray, begin: np.ndarray, size: np.ndarray) -> np.ndarray:  # noqa: A001,A002
@@ -345,3 +390,12 @@ def one_hot(
     if axis != -1:
         out = np.moveaxis(out, -1, axis)
     return np.asarray(out, order="C")
+
+
+# Added with tf.where (frontend issue): the one-argument form's op.
+def where(input: np.ndarray) -> np.ndarray:  # noqa: A002
+    """Where: int64 coordinates [num_true, rank] of the nonzero (true) elements, in row-major order."""
+    input = np.asarray(input)
+    if not 1 <= input.ndim <= 8:
+        raise invalid_argument(f"WhereOp : Unhandled input dimensions: {input.ndim}")
+    return np.asarray(np.argwhere(input), dtype=np.int64, order="C")

@@ -28,21 +28,41 @@ def _is_int(dtype: np.dtype) -> bool:
 
 def _check_broadcast(x: np.ndarray, y: np.ndarray) -> None:
     """Raise TF's error when x and y do not broadcast together."""
+    if x.shape == y.shape or not x.shape or not y.shape:
+        return
     try:
         np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
         raise invalid_argument(f"Incompatible shapes: {shape_str(x.shape)} vs. {shape_str(y.shape)}") from None
 
 
+def _ignoring_fp_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run with numpy's floating-point warnings off (TF's kernels report none).
+
+    numpy 2's ``errstate`` decorator is thread-safe and about 3x cheaper per call than
+    entering ``with np.errstate(...)``, which matters for small eager ops.
+    """
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        return np.errstate(all="ignore")(fn)
+
+    def quiet(*args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return quiet
+
+
 def _float_unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """Wrap a numpy ufunc so half types compute in float32 and no FP warnings leak."""
 
+    @_ignoring_fp_errors
+    def compute(x: np.ndarray) -> np.ndarray:
+        if x.dtype in _WIDENED:
+            return np.asarray(fn(x.astype(np.float32)), dtype=x.dtype)
+        return np.asarray(fn(x), dtype=x.dtype)
+
     def kernel(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x)
-        with np.errstate(all="ignore"):
-            if x.dtype in _WIDENED:
-                return np.asarray(fn(x.astype(np.float32)), dtype=x.dtype)
-            return np.asarray(fn(x), dtype=x.dtype)
+        return compute(np.asarray(x))
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     kernel.__doc__ = f"Elementwise {kernel.__name__} in x's dtype (TF's unary op semantics)."
@@ -52,13 +72,16 @@ def _float_unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray
 def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Callable[..., np.ndarray]:
     """Wrap a numpy ufunc as a broadcasting binary kernel that keeps the operands' dtype."""
 
+    @_ignoring_fp_errors
+    def compute(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype in _WIDENED:
+            return np.asarray(fn(x.astype(np.float32), y.astype(np.float32)), dtype=x.dtype)
+        return np.asarray(fn(x, y), dtype=x.dtype)
+
     def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
         _check_broadcast(x, y)
-        with np.errstate(all="ignore"):
-            if x.dtype in _WIDENED:
-                return np.asarray(fn(x.astype(np.float32), y.astype(np.float32)), dtype=x.dtype)
-            return np.asarray(fn(x, y), dtype=x.dtype)
+        return compute(x, y)
 
     kernel.__name__ = name
     kernel.__doc__ = f"Broadcasting elementwise {name} in the operands' dtype."
@@ -66,6 +89,10 @@ def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Ca
 
 
 def _compare(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Callable[..., np.ndarray]:
+    @_ignoring_fp_errors
+    def compute(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(x, y), dtype=np.bool_)
+
     def kernel(x: np.ndarray, y: np.ndarray, incompatible_shape_error: bool = True) -> np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
         if not incompatible_shape_error:
@@ -75,8 +102,7 @@ def _compare(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> C
                 # Equal/NotEqual with incompatible_shape_error=False answer a scalar.
                 return np.asarray(name == "not_equal")
         _check_broadcast(x, y)
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(x, y), dtype=np.bool_)
+        return compute(x, y)
 
     kernel.__name__ = name
     kernel.__doc__ = f"Broadcasting elementwise {name}, giving bool."
@@ -334,3 +360,21 @@ def cast(x: np.ndarray, DstT: Any, Truncate: bool = False) -> np.ndarray:  # noq
         if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dst, np.complexfloating):
             x = x.real
         return np.asarray(x.astype(dst))
+
+
+# Added with tf.add_n (frontend issue).
+def add_n(inputs: list[np.ndarray]) -> np.ndarray:
+    """AddN: the sum of same-shaped tensors (no broadcasting), added left to right in their dtype as TF does."""
+    arrays = [np.asarray(x) for x in inputs]
+    first = arrays[0]
+    for i, x in enumerate(arrays[1:], start=1):
+        if x.shape != first.shape:
+            raise invalid_argument(
+                "Inputs to operation AddN of type AddN must have the same size and shape.  "
+                f"Input 0: {shape_str(first.shape)} != input {i}: {shape_str(x.shape)}"
+            )
+    total = first.copy()
+    with np.errstate(all="ignore"):
+        for x in arrays[1:]:
+            total += x
+    return total

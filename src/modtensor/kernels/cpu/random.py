@@ -128,3 +128,38 @@ def random_standard_normal(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0
         else:
             raise invalid_argument(f"RandomStandardNormal does not support dtype {dt}")
     return np.asarray(vals[:n].astype(dt).reshape(dims), order="C")
+
+
+# Added with integer tf.random.uniform (frontend issue).
+def random_uniform_int(
+    shape: Any, minval: Any, maxval: Any, seed: int = 0, seed2: int = 0, skip: int = 0
+) -> np.ndarray:
+    """RandomUniformInt: integers in [minval, maxval) as TF draws them: ``lo + bits % (hi - lo)``.
+
+    int32 uses one 32-bit word per element (4 per Philox block); int64 joins two words
+    (low word first, 2 per block). Sums wrap around as TF's fixed-width arithmetic does.
+    """
+    lo_a, hi_a = np.asarray(minval), np.asarray(maxval)
+    if lo_a.ndim != 0:
+        raise invalid_argument(f"minval must be 0-D, got shape {shape_str(lo_a.shape)}")
+    if hi_a.ndim != 0:
+        raise invalid_argument(f"maxval must be 0-D, got shape {shape_str(hi_a.shape)}")
+    dims = _shape(shape)
+    dt = lo_a.dtype
+    n = int(np.prod(dims, dtype=np.int64))
+    if n == 0:
+        return np.zeros(dims, dtype=dt)
+    lo, hi = int(lo_a), int(hi_a)
+    if not lo < hi:
+        raise invalid_argument(f"Need minval < maxval, got {lo} >= {hi}")
+    k0, k1 = _seeds(seed, seed2)
+    if dt == np.int32:
+        bits = philox_blocks(k0, k1, -(-n // 4), skip).reshape(-1)[:n]
+        span = np.uint32((hi - lo) & 0xFFFFFFFF)
+        vals = (np.uint32(lo & 0xFFFFFFFF) + bits % span).view(np.int32)
+    else:
+        words = philox_blocks(k0, k1, -(-n // 2), skip).astype(np.uint64)
+        bits = (words[:, 0::2] | (words[:, 1::2] << np.uint64(32))).reshape(-1)[:n]
+        span = np.uint64((hi - lo) & 0xFFFFFFFFFFFFFFFF)
+        vals = (np.uint64(lo & 0xFFFFFFFFFFFFFFFF) + bits % span).view(np.int64)
+    return np.asarray(vals.reshape(dims), order="C")

@@ -31,6 +31,7 @@ __all__ = [
     "PlaceholderKernel",
     "PlaceholderWithDefaultKernel",
     "RandomKernel",
+    "RandomUniformIntKernel",
     "SnapshotKernel",
     "register_cpu_kernels",
     "register_device_agnostic_kernels",
@@ -50,6 +51,7 @@ _TYPE_GROUPS = {
 CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "Abs": {"T": "FLOATS INTS"},
     "Add": {"T": "FLOATS INTS uint8 COMPLEX string"},
+    "AddN": {"T": "FLOATS INTS UINTS COMPLEX"},
     "AddV2": {"T": "FLOATS INTS UINTS COMPLEX"},
     "All": {"Tidx": "int32 int64"},
     "Any": {"Tidx": "int32 int64"},
@@ -90,6 +92,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     },
     "Greater": {"T": "FLOATS INTS UINTS"},
     "GreaterEqual": {"T": "FLOATS INTS UINTS"},
+    "LeakyRelu": {"T": "FLOATS INTS UINTS"},
     "Less": {"T": "FLOATS INTS UINTS"},
     "LessEqual": {"T": "FLOATS INTS UINTS"},
     "Log": {"T": "FLOATS COMPLEX"},
@@ -124,6 +127,8 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
         "T": "FLOATS INTS UINTS bool COMPLEX string",
         "Tpaddings": "int32 int64",
     },
+    "PadV2": {"T": "FLOATS INTS UINTS bool COMPLEX string", "Tpaddings": "int32 int64"},
+    "MirrorPad": {"T": "FLOATS INTS UINTS bool COMPLEX string", "Tpaddings": "int32 int64"},
     "Pow": {"T": "FLOATS INTS COMPLEX"},
     "Prod": {
         "T": "FLOATS INTS UINTS COMPLEX",
@@ -131,6 +136,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     },
     "RandomStandardNormal": {"dtype": "FLOATS"},
     "RandomUniform": {"dtype": "FLOATS"},
+    "RandomUniformInt": {"Tout": "int32 int64"},
     "Range": {"Tidx": "FLOATS int32 int64"},
     "RealDiv": {"T": "FLOATS COMPLEX"},
     "Reciprocal": {"T": "FLOATS COMPLEX"},
@@ -162,6 +168,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "Tile": {"Tmultiples": "int32 int64"},
     "Transpose": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
     "Unpack": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "Where": {"T": "FLOATS INTS UINTS bool COMPLEX"},
     "ZerosLike": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
 }
 
@@ -280,6 +287,19 @@ class RandomKernel(OpKernel):
         ctx.outputs[0] = self._fn(shape, self._dtype, seed=self._seed, seed2=self._seed2, skip=skip)
 
 
+class RandomUniformIntKernel(RandomKernel):
+    """RandomUniformInt: like RandomKernel, but the stream advances only when the bounds are valid, as in TF."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Draw the next integers of this kernel's stream."""
+        shape, minval, maxval = ctx.inputs
+        n = int(np.prod(np.asarray(shape), dtype=np.int64)) if np.asarray(shape).ndim == 1 else 0
+        with self._lock:
+            out = self._fn(shape, minval, maxval, seed=self._seed, seed2=self._seed2, skip=self._skip)
+            self._skip += 256 * n
+        ctx.outputs[0] = out
+
+
 _PLUMBING: dict[str, type[OpKernel]] = {
     "Const": ConstKernel,
     "Placeholder": PlaceholderKernel,
@@ -290,7 +310,11 @@ _PLUMBING: dict[str, type[OpKernel]] = {
     "NoOp": NoOpKernel,
 }
 _DEVICE_AGNOSTIC = ("Placeholder", "PlaceholderWithDefault", "Identity", "StopGradient", "IdentityN", "NoOp")
-_STATEFUL: dict[str, type[OpKernel]] = {"RandomUniform": RandomKernel, "RandomStandardNormal": RandomKernel}
+_STATEFUL: dict[str, type[OpKernel]] = {
+    "RandomUniform": RandomKernel,
+    "RandomStandardNormal": RandomKernel,
+    "RandomUniformInt": RandomUniformIntKernel,
+}
 
 _registered: dict[int, list[KernelRegistration]] = {}
 _lock = threading.Lock()

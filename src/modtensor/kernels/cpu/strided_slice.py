@@ -45,6 +45,8 @@ def _dense_spec(
             plan.append(_NEW_AXIS)
         else:
             if len(dense) == ndim:
+                if ndim == 0:
+                    raise invalid_argument("Attempting to slice scalar input.")
                 raise invalid_argument(f"Index out of range using input dim {len(dense)}; input has only {ndim} dims")
             shrink = bool(shrink_axis_mask >> i & 1)
             plan.append(_SHRINK if shrink else len(dense))

@@ -1,0 +1,124 @@
+"""``modtensor.compat.v1``: TensorFlow 1 style programs: graphs, placeholders, ``Session``, ``ConfigProto``.
+
+::
+
+    tf.compat.v1.disable_eager_execution()
+    x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
+    y = tf.nn.relu(x)
+    with tf.compat.v1.Session() as sess:
+        print(sess.run(y, feed_dict={x: data}))
+
+Names not defined here resolve to the top-level ``modtensor`` ones (``tf.compat.v1.add``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from modtensor.api import context as _context
+from modtensor.api.dispatch import apply_op as _apply_op
+from modtensor.framework.graph import Graph, get_default_graph, reset_default_graph
+from modtensor.framework.importer import import_graph_def
+from modtensor.framework.protos.config_pb2 import (
+    ConfigProto,
+    GPUOptions,
+    GraphOptions,
+    OptimizerOptions,
+    RunMetadata,
+    RunOptions,
+)
+from modtensor.framework.protos.graph_pb2 import GraphDef
+from modtensor.runtime import context as _runtime_context
+
+__all__ = [
+    "ConfigProto",
+    "GPUOptions",
+    "Graph",
+    "GraphDef",
+    "GraphOptions",
+    "OptimizerOptions",
+    "RunMetadata",
+    "RunOptions",
+    "Session",  # noqa: F822 - loaded on first use (module __getattr__)
+    "device",
+    "disable_eager_execution",
+    "disable_v2_behavior",
+    "enable_eager_execution",
+    "enable_v2_behavior",
+    "executing_eagerly",
+    "get_default_graph",
+    "import_graph_def",
+    "name_scope",
+    "placeholder",
+    "placeholder_with_default",
+    "reset_default_graph",
+]
+
+executing_eagerly = _context.executing_eagerly
+device = _context.device_v1
+
+
+def disable_eager_execution() -> None:
+    """Make ops build the default graph (run it with ``Session``) for the rest of the process."""
+    _runtime_context.disable_eager_execution()
+
+
+def enable_eager_execution(config: ConfigProto | None = None, device_policy: Any = None) -> None:
+    """Run ops eagerly again (the default); the arguments are accepted for TF compatibility and ignored."""
+    del config, device_policy
+    _runtime_context.enable_eager_execution()
+
+
+def disable_v2_behavior() -> None:
+    """TensorFlow 1 behaviour: for modtensor this is ``disable_eager_execution()``."""
+    disable_eager_execution()
+
+
+def enable_v2_behavior() -> None:
+    """TensorFlow 2 behaviour (eager execution), the default."""
+    enable_eager_execution()
+
+
+def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
+    """A graph input of ``dtype`` and (possibly partial) ``shape`` that ``Session.run`` feeds.
+
+    RuntimeError when executing eagerly, as in TensorFlow.
+    """
+    if _context.executing_eagerly():
+        raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
+    if shape is None:
+        return _apply_op("Placeholder", name=name, dtype=dtype)
+    return _apply_op("Placeholder", name=name, dtype=dtype, shape=shape)
+
+
+def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Any:  # noqa: A002 - TF's name
+    """``input`` unless a value of ``shape`` is fed in its place (eagerly: ``input`` itself)."""
+    return _apply_op("PlaceholderWithDefault", name=name, input=input, shape=shape)
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """TF1's ``name_scope(name, default_name=None, values=None)``: ``name``, else ``default_name``."""
+
+    def __init__(self, name: str | None, default_name: str | None = None, values: Any = None):
+        del values
+        if name is None and default_name is None:
+            raise ValueError("At least one of name (None) and default_name (None) must be provided.")
+        self._scope = _context.name_scope(name if name is not None else default_name)  # type: ignore[arg-type]
+
+    def __enter__(self) -> str:
+        return self._scope.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> Any:
+        return self._scope.__exit__(*exc_info)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Session":
+        return importlib.import_module("modtensor.runtime.session").Session
+    import modtensor
+
+    try:
+        return getattr(modtensor, name)
+    except AttributeError:
+        raise AttributeError(f"module 'modtensor.compat.v1' has no attribute '{name}'") from None

@@ -1,0 +1,1141 @@
+"""Eager execution: ``EagerTensor`` and running ops immediately through cached kernels.
+
+An op call is keyed by (op type, device scope, explicit attrs, and each input's
+dtype and device). The first call of a key converts the attrs, infers type and
+number attrs, validates the node, places it and creates its kernel; the entry it
+stores holds the kernel and a prepared call, so later calls of that key do no
+protobuf work: they convert python inputs, call the kernel and wrap its outputs.
+Stateful kernels (random ops) live in their entry, so repeated calls continue
+their stream, as in TensorFlow. Errors are TensorFlow's eager errors: the kernel's
+OpError class and message with ``[Op:AddV2] name: ...`` appended.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import dtypes, errors, tensor_shape
+from modtensor.framework import node_def as node_def_lib
+from modtensor.framework.device_spec import DeviceSpec
+from modtensor.framework.op_registry import global_registry
+from modtensor.framework.protos import attr_value_pb2, node_def_pb2, op_def_pb2, types_pb2
+from modtensor.framework.tensor import Tensor
+from modtensor.runtime import context as runtime_context
+from modtensor.runtime import device_factory
+from modtensor.runtime.device import Device
+from modtensor.runtime.eager_conversion import convert_value, numpy_dtype
+
+__all__ = [
+    "NO_NAME",
+    "EagerTensor",
+    "Reference",
+    "apply_op_eager",
+    "clear_kernel_cache",
+    "constant",
+    "convert_to_eager_tensor",
+    "execute",
+    "frozen_attrs",
+    "run_cached",
+    "run_cached2",
+    "run_cached_values",
+    "run_with_python_operand",
+    "scope_for_device",
+    "signature",
+]
+
+_new = object.__new__
+_thread = runtime_context._thread
+
+# ============================================================================= tensor signatures
+
+# Every (dtype, device) pair gets a small int; cache keys hold these ints, which hash in C.
+_sig_lock = threading.Lock()
+_SIGS: dict[tuple[int, Device | None], int] = {}
+
+
+def _sig(dtype: dtypes.DType, device: Device | None) -> int:
+    key = (dtype.as_datatype_enum, device)
+    found = _SIGS.get(key)
+    if found is None:
+        with _sig_lock:
+            found = _SIGS.setdefault(key, len(_SIGS) + 1)
+    return found
+
+
+_NP_TO_DTYPE: dict[np.dtype, dtypes.DType] = {}
+
+
+def _dtype_of(array: Any) -> dtypes.DType:
+    """The DType of a device value (from its numpy dtype; object arrays are strings)."""
+    found = _NP_TO_DTYPE.get(array.dtype)
+    if found is None:
+        found = dtypes.as_dtype(array.dtype)
+        _NP_TO_DTYPE[array.dtype] = found
+    return found
+
+
+def _host_device() -> Device:
+    return device_factory.device_set().client_device
+
+
+# ============================================================================= EagerTensor
+
+
+class EagerTensor(Tensor):
+    """A tensor with a value: a device value (a numpy array on CPU) and the Device holding it.
+
+    Immutable, like TensorFlow's: ``numpy()`` returns a copy and ``np.asarray`` a
+    read-only view. Scalars convert with ``bool``/``int``/``float``/``index``.
+    """
+
+    __slots__ = ("_device", "_dtype", "_sig", "_value")
+
+    def __init__(self, value: Any, device: Any = None, dtype: Any = None):
+        dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        array = convert_value(value, dtype)
+        dev = _host_device() if device is None else device_factory.get_device(device)
+        self._dtype = dtype if dtype is not None else _dtype_of(array)
+        self._value = array if dev.is_host else dev.from_host(array)
+        self._device = dev
+        self._sig = _sig(self._dtype, dev)
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        """The element type."""
+        return self._dtype
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        """The (fully defined) shape."""
+        return tensor_shape.TensorShape(self._value.shape)
+
+    def _shape_tuple(self) -> tuple[int, ...]:
+        return tuple(self._value.shape)
+
+    def _rank(self) -> int:
+        return len(self._value.shape)
+
+    @property
+    def ndim(self) -> int:
+        """The rank."""
+        return len(self._value.shape)
+
+    @property
+    def device(self) -> str:
+        """The full name of the device holding the value."""
+        return self._device.name
+
+    @property
+    def backing_device(self) -> str:
+        """The device whose memory holds the value (the same as ``device`` here)."""
+        return self._device.name
+
+    @property
+    def name(self) -> str:
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self) -> Any:
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self) -> Any:
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    def set_shape(self, shape: Any) -> None:
+        """Check that ``shape`` is compatible with the actual shape (an eager shape cannot change)."""
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(
+                f"Tensor's shape {self.shape} is not compatible with supplied shape {tensor_shape.as_shape(shape)}."
+            )
+
+    # ------------------------------------------------------------------ values
+
+    def _host_value(self) -> Any:
+        device = self._device
+        return self._value if device.is_host else device.to_host(self._value)
+
+    def _numpy(self) -> Any:
+        """The host value without a copy: an array, or a numpy scalar / bytes for rank 0."""
+        if not self._dtype.is_numpy_compatible:
+            raise ValueError(f"Cannot convert a Tensor of dtype {self._dtype.name} to a NumPy array.")
+        value = self._host_value()
+        return value[()] if value.ndim == 0 else value
+
+    def numpy(self) -> Any:
+        """A copy of the value as a numpy array (a numpy scalar, or bytes for strings, at rank 0)."""
+        value = self._numpy()
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        value = self._host_value()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        view = value.view()
+        view.flags.writeable = False
+        return view
+
+    def __bool__(self) -> bool:
+        x = self._numpy()
+        if isinstance(x, np.ndarray):
+            return bool(x.size > 0 and x)
+        return bool(x)
+
+    def __int__(self) -> int:
+        return int(self._numpy())
+
+    def __float__(self) -> float:
+        return float(self._numpy())
+
+    def __complex__(self) -> complex:
+        return complex(self._numpy())
+
+    def __index__(self) -> int:
+        return self._numpy().__index__()
+
+    def __len__(self) -> int:
+        if not self._value.shape:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self._value.shape[0]
+
+    def __iter__(self) -> Iterator[EagerTensor]:
+        shape = self._value.shape
+        if not shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        if self._device.is_host:
+            value, dtype, device, sig = self._value, self._dtype, self._device, self._sig
+            for i in range(shape[0]):
+                yield _wrap(value[i], dtype, device, sig)
+        else:
+            for i in range(shape[0]):
+                yield self[i]  # type: ignore[index]
+
+    def __hash__(self) -> int:
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self) -> Reference:
+        """A hashable reference to this tensor (for sets and dict keys), as ``tf.Tensor.ref()``."""
+        return Reference(self)
+
+    experimental_ref = ref
+
+    def __format__(self, format_spec: str) -> str:
+        if self._dtype.is_numpy_compatible:
+            return self._numpy().__format__(format_spec)
+        return "<unprintable>".__format__(format_spec)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (EagerTensor, (self.numpy(), None, self._dtype))
+
+    def __copy__(self) -> EagerTensor:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> EagerTensor:
+        return self
+
+    def __str__(self) -> str:
+        return f"tf.Tensor({_numpy_text(self, False)}, shape={self.shape}, dtype={self._dtype.name})"
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, numpy={_numpy_text(self, True)}>"
+
+
+def _numpy_text(tensor: EagerTensor, is_repr: bool) -> str:
+    """The value as TensorFlow prints it: numpy's repr/str, python repr for scalars, newline before blocks."""
+    if not tensor.dtype.is_numpy_compatible:
+        return "<unprintable>"
+    value = tensor._numpy()
+    if not is_repr:
+        text = str(value)
+    elif np.isscalar(value) and not isinstance(value, bytes):
+        text = repr(value.item())
+    else:
+        text = repr(value)
+    return "\n" + text if "\n" in text else text
+
+
+def _wrap(value: Any, dtype: dtypes.DType, device: Device, sig: int) -> EagerTensor:
+    t = _new(EagerTensor)
+    t._value = value
+    t._dtype = dtype
+    t._device = device
+    t._sig = sig
+    return t
+
+
+class Reference:
+    """A hashable reference to a tensor, compared by identity (TF's ``object_identity.Reference``)."""
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, wrapped: Any):
+        self._wrapped = wrapped
+
+    def deref(self) -> Any:
+        """The referenced tensor."""
+        return self._wrapped
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reference) and self._wrapped is other._wrapped
+
+    def __hash__(self) -> int:
+        return id(self._wrapped)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._wrapped!r}>"
+
+
+# ============================================================================= making tensors
+
+
+def _scope_device(scope: runtime_context.EagerScope | None) -> Device:
+    """The device a value created under ``scope`` lives on (soft placement: host when the device is absent)."""
+    if scope is None:
+        return _host_device()
+    _check_local(scope)
+    devices = device_factory.device_set()
+    spec = scope.spec
+    if spec.device_type is not None:
+        found = devices.find(spec.replace(job=None, replica=None, task=None))
+        if found:
+            return found[0]
+    return devices.client_device
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None) -> EagerTensor:
+    """An EagerTensor of ``value`` on the scoped device (no kernel runs), with TF's ``constant`` rules.
+
+    ``shape`` broadcasts a single value or reshapes one with the same number of
+    elements; anything else is TensorFlow's TypeError.
+    """
+    if isinstance(value, EagerTensor):
+        if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype:
+            raise TypeError(
+                f"Expected tensor {value._numpy()} with dtype {dtypes.as_dtype(dtype)!r}, "
+                f"but got dtype {value.dtype!r}."
+            )
+        array = value._host_value()
+    else:
+        array = convert_value(value, None if dtype is None else dtypes.as_dtype(dtype).base_dtype)
+    if shape is not None:
+        dims = tensor_shape.as_shape(shape if not isinstance(shape, EagerTensor) else shape.numpy().tolist())
+        target = tuple(dims.as_list())
+        if array.shape != target:
+            if array.size == 1:
+                array = np.broadcast_to(array.reshape(()), target).copy()
+            elif array.size == int(np.prod(target, dtype=np.int64)):
+                array = array.reshape(target)
+            else:
+                raise TypeError(
+                    f"Eager execution of tf.constant with unsupported shape. Tensor {array} (converted from {value}) "
+                    f"has {array.size} elements, but got `shape` {dims} with {int(np.prod(target, dtype=np.int64))} "
+                    "elements)."
+                )
+    dt = _dtype_of(array) if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    device = _scope_device(runtime_context.eager_device_scope())
+    return _wrap(array if device.is_host else device.from_host(array), dt, device, _sig(dt, device))
+
+
+def convert_to_eager_tensor(value: Any, dtype: Any = None) -> EagerTensor:
+    """``value`` as an EagerTensor: tensors pass through (dtype checked), other values are converted."""
+    if isinstance(value, EagerTensor):
+        if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype:
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for Tensor with dtype "
+                f"{value.dtype.name}: {value!r}"
+            )
+        return value
+    return constant(value, dtype=dtype)
+
+
+# ============================================================================= op descriptions
+
+_SINGLE, _NUMBER_LIST, _TYPE_LIST = 0, 1, 2
+
+
+class _InputArg:
+    """One input arg of an OpDef, in the shape the hot path reads."""
+
+    __slots__ = ("alt", "fixed", "kind", "name", "number_attr", "type_attr", "type_list_attr")
+
+    def __init__(self, arg: op_def_pb2.OpDef.ArgDef):
+        self.name = arg.name
+        self.alt = arg.name + "_"
+        self.fixed = dtypes.as_dtype(arg.type) if arg.type != types_pb2.DT_INVALID else None
+        self.type_attr = arg.type_attr or None
+        self.number_attr = arg.number_attr or None
+        self.type_list_attr = arg.type_list_attr or None
+        if self.number_attr:
+            self.kind = _NUMBER_LIST
+        elif self.type_list_attr:
+            self.kind = _TYPE_LIST
+        else:
+            self.kind = _SINGLE
+
+
+class _OpInfo:
+    """What eager needs of an OpDef, computed once per op type."""
+
+    __slots__ = (
+        "attr_defs",
+        "input_keys",
+        "inputs",
+        "n_inputs",
+        "name",
+        "op_def",
+        "output_kind",
+        "single_names",
+        "type_allowed",
+        "type_attr_args",
+        "type_defaults",
+    )
+
+    def __init__(self, op_def: op_def_pb2.OpDef):
+        self.op_def = op_def
+        self.name = op_def.name
+        self.inputs = tuple(_InputArg(a) for a in op_def.input_arg)
+        self.n_inputs = len(self.inputs)
+        # The input names when every input is a single tensor (the hot path), else None.
+        self.single_names = tuple(a.name for a in self.inputs) if all(a.kind == _SINGLE for a in self.inputs) else None
+        self.input_keys = frozenset([a.name for a in self.inputs] + [a.alt for a in self.inputs])
+        self.attr_defs = {a.name: a for a in op_def.attr}
+        self.type_defaults = {
+            a.name: dtypes.as_dtype(a.default_value.type)
+            for a in op_def.attr
+            if a.type == "type" and a.HasField("default_value")
+        }
+        self.type_allowed = {
+            a.name: frozenset(a.allowed_values.list.type)
+            for a in op_def.attr
+            if a.type == "type" and a.HasField("allowed_values")
+        }
+        # type attr -> indices of the input args using it (to find a tensor's dtype for python inputs)
+        type_attr_args: dict[str, list[int]] = {}
+        for i, a in enumerate(self.inputs):
+            if a.type_attr:
+                type_attr_args.setdefault(a.type_attr, []).append(i)
+        self.type_attr_args = type_attr_args
+        outs = op_def.output_arg
+        if not outs:
+            self.output_kind = 0
+        elif len(outs) == 1 and not outs[0].number_attr and not outs[0].type_list_attr:
+            self.output_kind = 1
+        else:
+            self.output_kind = 2
+
+
+_INFOS: dict[str, _OpInfo] = {}
+
+
+def _op_info(op_type: str) -> _OpInfo:
+    info = _INFOS.get(op_type)
+    if info is None:
+        info = _OpInfo(global_registry().get(op_type).op_def)
+        _INFOS[op_type] = info
+    return info
+
+
+# ============================================================================= input conversion
+
+
+def _arg_value(info: _OpInfo, arg: _InputArg, kwargs: dict[str, Any]) -> Any:
+    if arg.name in kwargs:
+        return kwargs[arg.name]
+    if arg.alt in kwargs:
+        return kwargs[arg.alt]
+    raise TypeError(f"No argument for input {arg.name} found in {info.name} Op")
+
+
+def _tensor_dtype_for(info: _OpInfo, type_attr: str, kwargs: dict[str, Any]) -> dtypes.DType | None:
+    """The dtype of the first EagerTensor among the inputs sharing ``type_attr`` (TF's MaybeGetDTypeForAttr)."""
+    for index in info.type_attr_args.get(type_attr, ()):
+        arg = info.inputs[index]
+        value = kwargs.get(arg.name, kwargs.get(arg.alt))
+        if arg.kind == _SINGLE:
+            if isinstance(value, EagerTensor):
+                return value._dtype
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, EagerTensor):
+                    return item._dtype
+    return None
+
+
+def _fast_kind(value: Any) -> bool:
+    """Whether TF's eager fast path takes ``value`` as is (tensor, ndarray, python number); others fall back."""
+    return type(value) is EagerTensor or type(value) is np.ndarray or isinstance(value, (int, float))
+
+
+class _Inputs:
+    """The conversion state of one op call: dtypes chosen per type attr, whether TF would take its slow path."""
+
+    __slots__ = ("chosen", "slow")
+
+    def __init__(self) -> None:
+        self.chosen: dict[str, dtypes.DType] = {}
+        self.slow = False
+
+
+def _convert_input(
+    value: Any, info: _OpInfo, arg: _InputArg, kwargs: dict[str, Any], state: _Inputs
+) -> tuple[Any, dtypes.DType]:
+    """A python/numpy input as a host array of the dtype TF's eager execution gives it.
+
+    The dtype is the arg's fixed type, else the one already chosen for its type attr,
+    else that of an eager tensor sharing the attr, else the attr's default (strict on
+    TF's fast path; on its slow path only preferred, and the value's own type wins when
+    the attr allows it), else the value's own type.
+    """
+    if isinstance(value, Tensor):
+        raise TypeError(
+            f"An op outside of the function building code is being passed a graph tensor: {value!r} was passed "
+            f"to input '{arg.name}' of the eager op '{info.name}'. Graph tensors can only be used while building "
+            "their graph (in a v1 Session or inside modtensor.function)."
+        )
+    type_attr = arg.type_attr
+    if arg.fixed is not None:
+        array = convert_value(value, arg.fixed)
+        return array, arg.fixed
+    desired = None
+    if type_attr is not None:
+        desired = state.chosen.get(type_attr) or _tensor_dtype_for(info, type_attr, kwargs)
+        if desired is None and type_attr in info.type_defaults:
+            default = info.type_defaults[type_attr]
+            if state.slow:
+                array = convert_value(value, None)
+                dtype = _dtype_of(array)
+                if dtype.as_datatype_enum not in info.type_allowed.get(type_attr, ()):
+                    with contextlib.suppress(TypeError, ValueError):
+                        array, dtype = convert_value(value, default), default
+                state.chosen[type_attr] = dtype
+                return array, dtype
+            desired = default
+    array = convert_value(value, desired)
+    dtype = desired if desired is not None else _dtype_of(array)
+    if type_attr is not None and type_attr not in state.chosen:
+        state.chosen[type_attr] = dtype
+    return array, dtype
+
+
+def _snake_case(op_type: str) -> str:
+    """The python name TF generates for an op: ``ConcatV2`` -> ``concat_v2``, ``Conv2D`` -> ``conv2d``."""
+    out = []
+    for i, c in enumerate(op_type):
+        if c.isupper() and i > 0:
+            before = op_type[i - 1]
+            after = op_type[i + 1] if i + 1 < len(op_type) else ""
+            if before.islower() or (after.islower() and before != "_"):
+                out.append("_")
+        out.append(c.lower())
+    return "".join(out)
+
+
+def _gather_inputs(info: _OpInfo, kwargs: dict[str, Any], flat: list[Any], key: list[Any]) -> tuple[list[Any], bool]:
+    """Append each input's device value to ``flat`` and its signature to ``key``.
+
+    Returns, per flat input, the EagerTensor or None (a converted python value), and
+    whether TF would run the call on its slow path (an input that is a list, string,
+    numpy scalar, ... rather than a tensor, array or python number).
+    """
+    state = _Inputs()
+    for arg in info.inputs:
+        value = _arg_value(info, arg, kwargs)
+        if arg.kind == _SINGLE:
+            if not _fast_kind(value):
+                state.slow = True
+        elif not isinstance(value, (list, tuple)):
+            raise TypeError(f"Expected list for '{arg.name}' argument to '{_snake_case(info.name)}' Op, not {value}.")
+        elif not all(_fast_kind(v) for v in value):
+            state.slow = True
+    sources: list[Any] = []
+    for arg in info.inputs:
+        value = _arg_value(info, arg, kwargs)
+        if arg.kind == _SINGLE:
+            if type(value) is EagerTensor:
+                flat.append(value._value)
+                key.append(value._sig)
+                sources.append(value)
+                continue
+            array, dtype = _convert_input(value, info, arg, kwargs, state)
+            flat.append(array)
+            key.append(_sig(dtype, None))
+            sources.append(None)
+            continue
+        key.append(len(value))
+        for item in value:
+            if type(item) is EagerTensor:
+                flat.append(item._value)
+                key.append(item._sig)
+                sources.append(item)
+            else:
+                array, dtype = _convert_input(item, info, arg, kwargs, state)
+                flat.append(array)
+                key.append(_sig(dtype, None))
+                sources.append(None)
+    return sources, state.slow
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable stand-in for an attr value (type included, so ``1`` and ``True`` differ)."""
+    kind = type(value)
+    if kind is bool or kind is int or kind is float:
+        return (kind, value)
+    if kind is str or kind is bytes or value is None:
+        return value
+    if kind is list or kind is tuple:
+        return (list, tuple(_freeze(v) for v in value))
+    if isinstance(value, attr_value_pb2.AttrValue):
+        return (attr_value_pb2.AttrValue, value.SerializeToString(deterministic=True))
+    if isinstance(value, np.ndarray):
+        return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, EagerTensor):
+        return _freeze(value.numpy())
+    try:
+        hash(value)
+    except TypeError:
+        return (kind, repr(value))
+    return (kind, value)
+
+
+# ============================================================================= errors
+
+
+# The op-name marker for calls whose error messages carry no " name: " part (TF's slow path with name=None).
+NO_NAME: Any = type("_NoName", (), {"__repr__": lambda self: "NO_NAME"})()
+
+
+def _with_op(exc: errors.OpError, op_type: str, name: str | None, prefix: str = "") -> errors.OpError:
+    """The same error class, message as TF's eager layer prints it: ``... [Op:AddV2] name: ...``."""
+    suffix = "" if name is NO_NAME else f" name: {'' if name is None else name}"
+    error = type(exc)(None, None, f"{prefix}{exc.message} [Op:{op_type}]{suffix}")
+    error.error_code = exc.error_code
+    return error
+
+
+def _kernel_error(exc: BaseException, op_type: str, name: str | None, device: Device) -> errors.OpError:
+    """A kernel failure as TF's eager error (function-node prefix, op and name suffix)."""
+    if not isinstance(exc, errors.OpError):
+        exc = errors.InternalError(
+            None, None, f"The {device.device_type} kernel of op '{op_type}' raised {type(exc).__name__}: {exc}"
+        )
+    prefix = f"{{{{function_node __wrapped__{op_type}_device_{device.name}}}}} "
+    return _with_op(exc, op_type, name, prefix)
+
+
+# ============================================================================= kernel cache
+
+
+class _Entry:
+    """A prepared op: its kernel on its device, and how to feed it and wrap its outputs."""
+
+    __slots__ = (
+        "call",
+        "copies",
+        "device",
+        "kernel",
+        "op_type",
+        "out_dtype0",
+        "out_dtypes",
+        "out_np",
+        "out_np0",
+        "out_sig0",
+        "out_sigs",
+        "output_kind",
+    )
+
+    def __init__(self, op_type: str, kernel: Any, device: Device, output_kind: int, copies: list[Any] | None):
+        from modtensor.runtime.op_kernel import FunctionKernel
+
+        self.op_type = op_type
+        self.kernel = kernel
+        self.device = device
+        self.output_kind = output_kind
+        self.copies = copies
+        self.out_dtypes = tuple(t.base_dtype for t in kernel.output_types)
+        self.out_np = tuple(numpy_dtype(t) if t.is_numpy_compatible else None for t in self.out_dtypes)
+        host = device.is_host
+        self.out_sigs = tuple(
+            _sig(t, device if host or not kernel.output_host_memory[i] else _host_device())
+            for i, t in enumerate(self.out_dtypes)
+        )
+        self.call = kernel.prepared_call() if type(kernel) is FunctionKernel and output_kind == 1 else None
+        if self.call is not None:
+            self.out_dtype0, self.out_np0, self.out_sig0 = self.out_dtypes[0], self.out_np[0], self.out_sigs[0]
+
+    def _copy_inputs(self, flat: list[Any]) -> list[Any]:
+        out = list(flat)
+        for i, plan in enumerate(self.copies):  # type: ignore[arg-type]
+            if plan is not None:
+                src, dst = plan
+                out[i] = dst.from_host(out[i]) if src is None else src.copy_to(out[i], dst)
+        return out
+
+    def run(self, flat: list[Any], name: str | None) -> Any:
+        if self.copies is not None:
+            flat = self._copy_inputs(flat)
+        call = self.call
+        if call is not None:
+            try:
+                out = call(*flat)
+            except Exception as exc:
+                raise _kernel_error(exc, self.op_type, name, self.device) from exc
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if out.dtype is not self.out_np0 and out.dtype != self.out_np0:
+                self._bad_dtype(0, out)
+            t = _new(EagerTensor)
+            t._value = out
+            t._dtype = self.out_dtype0
+            t._device = self.device
+            t._sig = self.out_sig0
+            return t
+        from modtensor.runtime.op_kernel import OpKernelContext
+
+        kernel = self.kernel
+        try:
+            outputs = kernel.run(OpKernelContext(kernel, flat))
+        except Exception as exc:
+            raise _kernel_error(exc, self.op_type, name, self.device) from exc
+        tensors = [self._output(i, v) for i, v in enumerate(outputs)]
+        if self.output_kind == 1:
+            return tensors[0]
+        if self.output_kind == 0:
+            return None
+        return tensors
+
+    def _output(self, index: int, value: Any) -> EagerTensor:
+        device = self.device
+        if not device.is_host and self.kernel.output_host_memory[index]:
+            device = _host_device()
+        return _wrap(value, self.out_dtypes[index], device, self.out_sigs[index])
+
+    def _bad_dtype(self, index: int, value: Any) -> None:
+        kernel = self.kernel
+        raise errors.InternalError(
+            None,
+            None,
+            f"Kernel '{kernel.name}' (op {self.op_type}) on {self.device.device_type} produced output {index} of "
+            f"dtype {value.dtype}, expected {self.out_dtypes[index].name}",
+        )
+
+    def close(self) -> None:
+        close = getattr(self.kernel, "close", None)
+        if close is not None:
+            close()
+
+
+_cache_lock = threading.Lock()
+_CACHE: dict[tuple[Any, ...], _Entry] = {}
+
+
+def clear_kernel_cache() -> None:
+    """Drop every cached kernel (TF clears its caches on ``set_seed``; stateful streams restart)."""
+    with _cache_lock:
+        entries = list(_CACHE.values())
+        _CACHE.clear()
+    for entry in entries:
+        entry.close()
+
+
+# ============================================================================= the front door
+
+
+def apply_op_eager(op_type: str, name: str | None, kwargs: dict[str, Any]) -> Any:
+    """Run ``op_type`` now on keyword inputs and attrs named as in its OpDef; return TF's wrapper structure.
+
+    Python and numpy inputs become tensors of the dtype TensorFlow's eager fast path
+    gives them; ``name`` only appears in error messages. Returns None, the tensor, or
+    a list of tensors (several or list outputs).
+    """
+    info = _INFOS.get(op_type) or _op_info(op_type)
+    scope = _thread.device
+    names = info.single_names
+    if names is not None and len(kwargs) == len(names):
+        # Hot path: one or two eager tensors, no attrs, key already cached.
+        scope_name = None if scope is None else scope.name
+        if len(names) == 2:
+            a, b = kwargs.get(names[0]), kwargs.get(names[1])
+            if type(a) is EagerTensor and type(b) is EagerTensor:
+                entry = _CACHE.get((op_type, scope_name, (), a._sig, b._sig))
+                if entry is not None:
+                    return entry.run([a._value, b._value], name)
+        elif len(names) == 1:
+            a = kwargs.get(names[0])
+            if type(a) is EagerTensor:
+                entry = _CACHE.get((op_type, scope_name, (), a._sig))
+                if entry is not None:
+                    return entry.run([a._value], name)
+    if len(kwargs) > info.n_inputs:
+        attr_items = tuple([(k, _freeze(v)) for k, v in kwargs.items() if k not in info.input_keys])
+    else:
+        attr_items = ()
+    flat: list[Any] = []
+    key: list[Any] = [op_type, None if scope is None else scope.name, attr_items]
+    sources, slow = _gather_inputs(info, kwargs, flat, key)
+    if slow and name is None:
+        name = NO_NAME  # TF's slow path prints no " name: " suffix then
+    entry = _CACHE.get(tuple(key))
+    if entry is None:
+        entry = _prepare(info, tuple(key), kwargs, sources, flat, scope, name)
+    return entry.run(flat, name)
+
+
+def run_cached(op_type: str, attr_items: tuple[Any, ...], inputs: tuple[Any, ...], name: str | None) -> Any:
+    """The result of ``op_type`` on eager tensors ``inputs`` when its kernel is cached, else None.
+
+    ``attr_items`` must be what :func:`apply_op_eager` derives from the call's attr
+    keywords (:func:`frozen_attrs`); operators use it to skip building kwargs.
+    """
+    scope = _thread.device
+    key = (op_type, None if scope is None else scope.name, attr_items, *[t._sig for t in inputs])
+    entry = _CACHE.get(key)
+    if entry is None:
+        return None
+    return entry.run([t._value for t in inputs], name)
+
+
+def run_cached_values(
+    op_type: str, attr_items: tuple[Any, ...], sigs: tuple[int, ...], values: list[Any], name: str | None
+) -> Any:
+    """:func:`run_cached` for inputs given as device values and their :func:`signature`s; None on a miss."""
+    scope = _thread.device
+    entry = _CACHE.get((op_type, None if scope is None else scope.name, attr_items, *sigs))
+    if entry is None:
+        return None
+    return entry.run(values, name)
+
+
+def signature(dtype: dtypes.DType, device: Device | None = None) -> int:
+    """The cache-key signature of an input of ``dtype`` on ``device`` (None: a converted host value)."""
+    return _sig(dtype, device)
+
+
+def run_cached2(op_type: str, x: EagerTensor, y: EagerTensor, name: str | None) -> Any:
+    """:func:`run_cached` for a two-input op without attrs (binary operators' hot path)."""
+    scope = _thread.device
+    entry = _CACHE.get((op_type, None if scope is None else scope.name, (), x._sig, y._sig))
+    if entry is None:
+        return None
+    return entry.run([x._value, y._value], name)
+
+
+def run_with_python_operand(op_type: str, tensor: EagerTensor, value: Any, reflected: bool, name: str | None) -> Any:
+    """``op_type(tensor, value)`` (``(value, tensor)`` when ``reflected``) with the python number ``value``
+    converted to the tensor's dtype, as TF's operators convert it; None when it does not fit that dtype.
+
+    The operators' hot path for ``x * 2.0``: the converted value keys the cache as any
+    converted python input does, so a miss creates the entry later calls hit.
+    """
+    dtype = tensor._dtype
+    try:
+        array = convert_value(value, dtype)
+    except (TypeError, ValueError):
+        return None
+    scope = _thread.device
+    scope_name = None if scope is None else scope.name
+    sig = _sig(dtype, None)
+    if reflected:
+        entry = _CACHE.get((op_type, scope_name, (), sig, tensor._sig))
+        if entry is None:
+            return apply_op_eager(op_type, name, {"x": array, "y": tensor})
+        return entry.run([array, tensor._value], name)
+    entry = _CACHE.get((op_type, scope_name, (), tensor._sig, sig))
+    if entry is None:
+        return apply_op_eager(op_type, name, {"x": tensor, "y": array})
+    return entry.run([tensor._value, array], name)
+
+
+def frozen_attrs(**attrs: Any) -> tuple[Any, ...]:
+    """The cache-key form of attr keywords (for :func:`run_cached`)."""
+    return tuple([(k, _freeze(v)) for k, v in attrs.items()])
+
+
+def execute(
+    op_type: str, inputs: Sequence[Any], attrs: dict[str, Any] | None = None, device: str | Device | None = None
+) -> list[EagerTensor]:
+    """Run ``op_type`` on flat ``inputs`` (tensors or python values) with ``attrs``; return the outputs as a list.
+
+    Inputs are grouped into the OpDef's args using the number/type-list attrs in
+    ``attrs`` when given (else a single list arg takes what the others leave).
+    ``device`` overrides the device scope. Type attrs given in ``attrs`` must match.
+    """
+    info = _op_info(op_type)
+    attrs = dict(attrs or {})
+    kwargs = _group_inputs(info, list(inputs), attrs)
+    explicit: dict[str, Any] = {}
+    for attr_name, value in attrs.items():
+        attr_def = info.attr_defs.get(attr_name)
+        if attr_def is not None and _is_inferred(info, attr_name):
+            continue
+        explicit[attr_name] = value
+    kwargs.update(explicit)
+    previous = runtime_context.eager_device_scope()
+    if device is not None:
+        runtime_context.set_eager_device_scope(scope_for_device(device))
+    try:
+        result = apply_op_eager(op_type, None, kwargs)
+    finally:
+        runtime_context.set_eager_device_scope(previous)
+    if result is None:
+        return []
+    return result if isinstance(result, list) else [result]
+
+
+def scope_for_device(device: str | DeviceSpec | Device) -> runtime_context.EagerScope:
+    """An eager device scope for ``device`` merged onto the local task's CPU:0, as TF eager merges scopes."""
+    if isinstance(device, Device):
+        spec = device.parsed_name
+    else:
+        given = device if isinstance(device, DeviceSpec) else DeviceSpec.from_string(device)
+        spec = DeviceSpec.from_string(device_factory.LOCAL_NAME_PREFIX + "/device:CPU:0").make_merged_spec(given)
+    return runtime_context.EagerScope(spec.to_string(), spec)
+
+
+def _is_inferred(info: _OpInfo, attr_name: str) -> bool:
+    return any(attr_name in (a.type_attr, a.number_attr, a.type_list_attr) for a in info.inputs)
+
+
+def _group_inputs(info: _OpInfo, inputs: list[Any], attrs: dict[str, Any]) -> dict[str, Any]:
+    sizes: list[int | None] = []
+    for arg in info.inputs:
+        if arg.kind == _SINGLE:
+            sizes.append(1)
+        elif arg.kind == _NUMBER_LIST and arg.number_attr in attrs:
+            sizes.append(int(attrs[arg.number_attr]))
+        elif arg.kind == _TYPE_LIST and arg.type_list_attr in attrs:
+            sizes.append(len(attrs[arg.type_list_attr]))
+        else:
+            sizes.append(None)
+    unknown = [i for i, s in enumerate(sizes) if s is None]
+    if len(unknown) > 1:
+        raise ValueError(f"execute: give the number/type-list attrs of {info.name}'s list inputs")
+    if unknown:
+        sizes[unknown[0]] = len(inputs) - sum(s for s in sizes if s is not None)
+    if sum(sizes) != len(inputs):  # type: ignore[arg-type]
+        raise ValueError(f"{info.name} takes {sum(sizes)} inputs with these attrs, got {len(inputs)}")  # type: ignore
+    kwargs: dict[str, Any] = {}
+    position = 0
+    for arg, size in zip(info.inputs, sizes, strict=True):
+        if arg.kind == _SINGLE:
+            kwargs[arg.name] = inputs[position]
+        else:
+            kwargs[arg.name] = inputs[position : position + size]  # type: ignore[operator]
+        position += size  # type: ignore[operator]
+    return kwargs
+
+
+# ============================================================================= preparing an op (cache miss)
+
+
+def _prepare(
+    info: _OpInfo,
+    key: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    sources: list[Any],
+    flat: list[Any],
+    scope: runtime_context.EagerScope | None,
+    name: str | None,
+) -> _Entry:
+    """Build, check, place and create the kernel for a new cache key; store and return its entry."""
+    from modtensor.framework.op_def_library import attr_value_from_python
+
+    op_type = info.name
+    input_dtypes = [s._dtype if s is not None else _dtype_of(v) for s, v in zip(sources, flat, strict=True)]
+    node = node_def_pb2.NodeDef(name=op_type, op=op_type)
+    inferred = _infer_attrs(info, kwargs, input_dtypes, node, name)
+    for attr_name, value in kwargs.items():
+        if attr_name in info.input_keys:
+            continue
+        attr_def = info.attr_defs.get(attr_name)
+        if attr_def is None and attr_name.endswith("_"):
+            attr_def = info.attr_defs.get(attr_name[:-1])
+        if attr_def is None:
+            unexpected = sorted(k for k in kwargs if k not in info.input_keys and k.rstrip("_") not in info.attr_defs)
+            raise TypeError(f"{op_type} got unexpected keyword arguments: {', '.join(unexpected)}.")
+        if attr_def.name in inferred:
+            raise TypeError(f"Should not specify value for inferred attr '{attr_def.name}' for {op_type}.")
+        node.attr[attr_def.name].CopyFrom(attr_value_from_python(value, attr_def, op_type))
+    for attr_def in info.op_def.attr:
+        if attr_def.name in node.attr:
+            continue
+        if attr_def.type == "type" and attr_def.name in info.type_defaults:
+            node.attr[attr_def.name].type = info.type_defaults[attr_def.name].as_datatype_enum
+        elif not attr_def.HasField("default_value"):
+            raise TypeError(f"No argument found for attr {attr_def.name} for {op_type}")
+    node_def_lib.add_default_attrs(node, info.op_def)
+    node.input.extend(f"input{i}" for i in range(len(flat)))
+    try:
+        node_def_lib.validate_node_def(node, info.op_def)
+    except errors.OpError as exc:
+        raise _with_op(exc, op_type, name) from None
+    del node.input[:]
+
+    input_devices = [s._device if s is not None else None for s in sources]
+    device = _select_device(info, node, scope, input_devices, name)
+    from modtensor.runtime.op_kernel import create_kernel
+
+    try:
+        kernel = create_kernel(node, info.op_def, device)
+    except errors.OpError as exc:
+        raise _with_op(exc, op_type, name) from exc
+    copies = _copy_plan(kernel, device, input_devices)
+    entry = _Entry(op_type, kernel, device, info.output_kind, copies)
+    with _cache_lock:
+        existing = _CACHE.get(key)
+        if existing is not None:
+            return existing
+        _CACHE[key] = entry
+    return entry
+
+
+def _infer_attrs(
+    info: _OpInfo,
+    kwargs: dict[str, Any],
+    input_dtypes: list[dtypes.DType],
+    node: node_def_pb2.NodeDef,
+    name: str | None,
+) -> set[str]:
+    """Set the type/number/type-list attrs the inputs determine; raise TF's error for mismatched dtypes."""
+    inferred: set[str] = set()
+    types: dict[str, dtypes.DType] = {}
+    position = 0
+    for arg in info.inputs:
+        value = _arg_value(info, arg, kwargs)
+        count = 1 if arg.kind == _SINGLE else len(value)
+        arg_dtypes = input_dtypes[position : position + count]
+        if arg.kind == _NUMBER_LIST:
+            attr_def = info.attr_defs[arg.number_attr]  # type: ignore[index]
+            if arg.number_attr in types or arg.number_attr in node.attr:
+                if node.attr[arg.number_attr].i != count:  # type: ignore[index]
+                    raise ValueError(
+                        f"List argument '{arg.name}' to '{info.name}' Op with length {count} must match length "
+                        f"{node.attr[arg.number_attr].i} of an earlier argument."  # type: ignore[index]
+                    )
+            else:
+                if attr_def.has_minimum and count < attr_def.minimum:
+                    raise ValueError(
+                        f"List argument '{arg.name}' to '{info.name}' Op with length {count} shorter than minimum "
+                        f"length {attr_def.minimum}."
+                    )
+                node.attr[arg.number_attr].i = count  # type: ignore[index]
+                inferred.add(arg.number_attr)  # type: ignore[arg-type]
+        if arg.kind == _TYPE_LIST:
+            value_list = node.attr[arg.type_list_attr]  # type: ignore[index]
+            value_list.list.SetInParent()
+            value_list.list.type.extend(t.as_datatype_enum for t in arg_dtypes)
+            inferred.add(arg.type_list_attr)  # type: ignore[arg-type]
+        else:
+            for offset, actual in enumerate(arg_dtypes):
+                if arg.fixed is not None:
+                    expected: dtypes.DType | None = arg.fixed
+                else:
+                    expected = types.get(arg.type_attr)  # type: ignore[arg-type]
+                    if expected is None:
+                        types[arg.type_attr] = actual  # type: ignore[index]
+                        node.attr[arg.type_attr].type = actual.as_datatype_enum  # type: ignore[index]
+                        inferred.add(arg.type_attr)  # type: ignore[arg-type]
+                        continue
+                if actual != expected:
+                    raise _with_op(
+                        errors.InvalidArgumentError(
+                            None,
+                            None,
+                            f"cannot compute {info.name} as input #{position + offset}(zero-based) was expected to "
+                            f"be a {expected.cpp_name} tensor but is a {actual.cpp_name} tensor",
+                        ),
+                        info.name,
+                        name,
+                    )
+        position += count
+    for attr_name in list(info.type_attr_args):
+        if attr_name not in types and attr_name not in kwargs and attr_name not in info.type_defaults:
+            raise TypeError(
+                f"Don't know how to infer type variable from empty input list passed to an input of '{info.name}' Op."
+            )
+    return inferred
+
+
+# ----------------------------------------------------------------------------- placement
+
+
+def _check_local(scope: runtime_context.EagerScope) -> None:
+    spec = scope.spec
+    if spec.job not in (None, "localhost") or spec.replica not in (None, 0) or spec.task not in (None, 0):
+        raise errors.InvalidArgumentError(None, None, f"{scope.name} unknown device.")
+
+
+def _select_device(
+    info: _OpInfo,
+    node: node_def_pb2.NodeDef,
+    scope: runtime_context.EagerScope | None,
+    input_devices: list[Device | None],
+    name: str | None,
+) -> Device:
+    """TF eager placement: the scoped device (soft placement when it lacks a kernel or does not exist),
+    else the inputs' common device when it has a kernel, else the highest-priority device type with one."""
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+
+    registry = global_kernel_registry()
+    devices = device_factory.device_set()
+    op_def = info.op_def
+
+    def has_kernel(device_type: str) -> bool:
+        try:
+            return registry.has_kernel(node, op_def, device_type)
+        except errors.OpError as exc:
+            raise _with_op(exc, info.name, name) from exc
+
+    if scope is not None:
+        _check_local(scope)
+        spec = scope.spec
+        if spec.device_type is not None:
+            same_type = devices.find(spec.replace(job=None, replica=None, task=None, device_index=None))
+            if same_type and has_kernel(same_type[0].device_type):
+                exact = [d for d in same_type if spec.device_index in (None, d.ordinal)]
+                return exact[0] if exact else same_type[0]
+        client = devices.client_device
+        if has_kernel(client.device_type):
+            return client
+    else:
+        present = {d for d in input_devices if d is not None}
+        if len(present) == 1:
+            (device,) = present
+            if has_kernel(device.device_type):
+                return device
+    for device_type in devices.prioritized_device_types():
+        if has_kernel(device_type):
+            return devices.devices_of_type(device_type)[0]
+    from modtensor.framework.node_def import format_node_for_error, summarize_attrs
+
+    message = (
+        f"Could not find device for node: {format_node_for_error(node)} = {node.op}[{summarize_attrs(node)}]\n"
+        f"All kernels registered for op {node.op}:\n{registry.registered_kernels_string(node.op)}"
+    )
+    raise _with_op(errors.NotFoundError(None, None, message), info.name, name)
+
+
+def _copy_plan(kernel: Any, device: Device, input_devices: list[Device | None]) -> list[Any] | None:
+    """Per flat input: None when the value is already where the kernel reads it, else (source, destination)."""
+    plan: list[Any] = []
+    needed = False
+    host = None
+    for i, src in enumerate(input_devices):
+        dst = device
+        if not device.is_host and kernel.input_host_memory[i]:
+            host = host or _host_device()
+            dst = host
+        if src is dst or (src is None and dst.is_host) or (src is not None and src.is_host and dst.is_host):
+            plan.append(None)
+        else:
+            plan.append((src, dst))
+            needed = True
+    return plan if needed else None

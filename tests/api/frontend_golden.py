@@ -1,0 +1,177 @@
+"""Replays the TensorFlow snippets of tests/golden/frontend_ops with modtensor as ``tf``.
+
+The fixtures (tools/make_golden_frontend_ops.py) hold, per snippet, what TF built in a
+graph (outputs, and the nodes they depend on) and what it computed eagerly (values or
+error). ``check_graph_case`` / ``check_eager_case`` run the same snippet with modtensor
+and compare; each test module (test_math_ops.py, ...) parametrizes over its own cases.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from google.protobuf import text_format
+
+import modtensor as tf
+from modtensor.framework import dtypes, errors, tensor_proto
+from modtensor.framework.graph import Graph
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "frontend_ops"
+GRAPH_CASES: dict[str, dict] = json.loads((GOLDEN / "graph_cases.json").read_text())["cases"]
+EAGER_CASES: dict[str, dict] = json.loads((GOLDEN / "eager_cases.json").read_text())["cases"]
+API_NAMES: dict[str, list[str]] = json.loads((GOLDEN / "api_names.json").read_text())["names"]
+
+
+def run_snippet(code: str) -> Any:
+    """Run the statements of ``code`` and return its last line's value (as the generator did with TF)."""
+    lines = code.split("\n")
+    env = {"tf": tf, "np": np, "ph": tf.compat.v1.placeholder}
+    exec("\n".join(lines[:-1]), env)
+    return eval(lines[-1], env)
+
+
+def _flat(result: Any) -> list[Any]:
+    return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+# ---------------------------------------------------------------------------- records like the fixture's
+
+
+def _float(v: float) -> Any:
+    return v if math.isfinite(v) else repr(v)
+
+
+def array_record(array: np.ndarray) -> dict:
+    """dtype name, shape and flat values of an array, encoded as the generator encodes them."""
+    array = np.asarray(array)
+    flat = array.reshape(-1)
+    if array.dtype.kind == "f":
+        values = [_float(float(v)) for v in flat]
+    elif array.dtype.kind in "SO":
+        values = [v.decode() if isinstance(v, bytes) else str(v) for v in flat]
+    else:
+        values = [v.item() for v in flat]
+    return {"dtype": dtypes.as_dtype(array.dtype).name, "shape": list(array.shape), "values": values}
+
+
+def _node_record(node: Any) -> dict:
+    attrs = {}
+    for key in sorted(node.attr):
+        value = node.attr[key]
+        if key == "value" and node.op == "Const":
+            attrs[key] = array_record(tensor_proto.make_ndarray(value.tensor))
+        else:
+            attrs[key] = text_format.MessageToString(value, as_one_line=True)
+    return {"name": node.name, "op": node.op, "inputs": list(node.input), "attrs": attrs}
+
+
+def graph_record(code: str) -> dict:
+    """What modtensor builds for the snippet in a fresh graph, in the fixture's form."""
+    g = Graph()
+    with g.as_default():
+        try:
+            outputs = _flat(run_snippet(code))
+        except Exception as e:
+            return {"error": {"class": type(e).__name__, "message": _message(e)}}
+    graph_def = g.as_graph_def()
+    by_name = {n.name: n for n in graph_def.node}
+    keep: set[str] = set()
+    stack = [t.op.name for t in outputs]
+    while stack:
+        name = stack.pop()
+        if name not in keep:
+            keep.add(name)
+            stack.extend(i.lstrip("^").split(":")[0] for i in by_name[name].input)
+    return {
+        "outputs": [
+            {"name": t.name, "dtype": t.dtype.name, "shape": t.shape.as_list() if t.shape.rank is not None else None}
+            for t in outputs
+        ],
+        "nodes": [_node_record(n) for n in graph_def.node if n.name in keep],
+    }
+
+
+def _message(e: Exception) -> str:
+    return e.message if isinstance(e, errors.OpError) else str(e)
+
+
+def check_graph_case(case_id: str) -> None:
+    """The snippet builds TF's graph: same outputs and, node for node, the same ancestors (or TF's error)."""
+    want = GRAPH_CASES[case_id]
+    got = graph_record(want["code"])
+    if "error" in want:
+        assert got.get("error") == want["error"], f"{case_id}: {got}"
+        return
+    assert "error" not in got, f"{case_id}: {got['error']}"
+    assert got["outputs"] == want["outputs"]
+    got_nodes = {n["name"]: n for n in got["nodes"]}
+    want_nodes = {n["name"]: n for n in want["nodes"]}
+    assert sorted(got_nodes) == sorted(want_nodes), f"{case_id}: node names differ"
+    for name, node in want_nodes.items():
+        assert got_nodes[name] == node, f"{case_id}: node {name}"
+
+
+# ---------------------------------------------------------------------------- eager
+
+_FUNCTION_NODE = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
+_OP_SUFFIX = re.compile(r"\s*\[Op:\w+\]( name:.*)?$", re.S)
+
+
+def essential_message(message: str) -> str:
+    """An eager error's text without TF's ``{{function_node ...}}`` prefix and ``[Op:X] name:`` suffix."""
+    return _OP_SUFFIX.sub("", _FUNCTION_NODE.sub("", message.strip()))
+
+
+def eager_record(code: str) -> dict:
+    """What modtensor computes for the snippet eagerly (from a fresh global-seed state), in the fixture's form."""
+    tf.random.set_seed(None)
+    try:
+        outputs = _flat(run_snippet(code))
+    except Exception as e:
+        return {"error": {"class": type(e).__name__, "message": _message(e)}}
+    return {"outputs": [array_record(t.numpy()) for t in outputs]}
+
+
+def _assert_values_equal(got: dict, want: dict, where: str) -> None:
+    assert (got["dtype"], got["shape"]) == (want["dtype"], want["shape"]), where
+    if want["dtype"] in ("float16", "bfloat16", "float32", "float64"):
+        decode = np.vectorize(lambda v: float(v) if isinstance(v, str) else v, otypes=[np.float64])
+        g, w = decode(np.array(got["values"], dtype=object)), decode(np.array(want["values"], dtype=object))
+        rtol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-12}[want["dtype"]]
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True, err_msg=where)
+    else:
+        assert got["values"] == want["values"], where
+
+
+def check_eager_case(case_id: str, message_differs: str | None = None) -> None:
+    """The snippet computes TF's values (floats within a few ulps), or raises TF's error class and message.
+
+    ``message_differs`` (a reason) accepts a different message text for the same error class.
+    """
+    want = EAGER_CASES[case_id]
+    got = eager_record(want["code"])
+    if "error" in want:
+        assert "error" in got, f"{case_id}: expected {want['error']}, got values"
+        assert got["error"]["class"] == want["error"]["class"], f"{case_id}: {got['error']}"
+        if message_differs is None:
+            assert essential_message(got["error"]["message"]) == essential_message(want["error"]["message"])
+        return
+    assert "error" not in got, f"{case_id}: {got['error']}"
+    assert len(got["outputs"]) == len(want["outputs"]), case_id
+    for i, (g, w) in enumerate(zip(got["outputs"], want["outputs"], strict=True)):
+        _assert_values_equal(g, w, f"{case_id} output {i}")
+
+
+def case_ids(cases: dict[str, dict], prefix: str) -> list[str]:
+    """The ids of the fixture's cases for one test module."""
+    return sorted(k for k in cases if k.startswith(prefix))
+
+
+def tensorflow_names(module: str) -> set[str]:
+    """The public names TF 2.21 has in ``module`` ("tf", "tf.math", "tf.nn", "tf.random")."""
+    return set(API_NAMES[module])
