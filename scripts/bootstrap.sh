@@ -8,9 +8,15 @@ VENV="${MODTENSOR_VENV:-$ROOT/.venv}"
 PY="${PYTHON:-python3}"
 
 need_apt=()
+# gcc builds the native plugin library (csrc/) with the package; g++ builds the C++ example plugin in the tests.
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then
   need_apt+=("python3-venv")
+fi
+# Python.h, for the native bridge (a CPython extension).
+if ! "$PY" -c "import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" >/dev/null 2>&1; then
+  need_apt+=("python3-dev")
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

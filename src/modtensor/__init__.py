@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import compat, config, math, nn, random
+from modtensor import compat, config, math, nn, random, sysconfig
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import math_ops as _math_ops
 from modtensor.api import nn_ops as _nn_ops
@@ -55,6 +55,7 @@ from modtensor.framework.importer import import_graph_def
 from modtensor.framework.protos.graph_pb2 import GraphDef
 from modtensor.framework.tensor import Tensor, TensorSpec
 from modtensor.framework.tensor_shape import TensorShape
+from modtensor.plugin import load_library, load_op_library  # also arms plugin discovery at the runtime's first use
 
 __version__ = "0.1.0"
 
@@ -92,6 +93,8 @@ __all__ = [
     "int32",
     "int64",
     "int8",
+    "load_library",
+    "load_op_library",
     "math",
     "name_scope",
     "newaxis",
@@ -104,6 +107,7 @@ __all__ = [
     "random",
     "resource",
     "string",
+    "sysconfig",
     "uint16",
     "uint32",
     "uint64",

@@ -9,7 +9,7 @@ fast. Direct ``register()`` calls finalize and validate at once.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from modtensor.framework import errors
 from modtensor.framework.op_def_builder import (
@@ -22,7 +22,7 @@ from modtensor.framework.op_def_builder import (
 )
 from modtensor.framework.protos import op_def_pb2
 
-__all__ = ["OpRegistrationData", "OpRegistry", "global_registry", "register_op"]
+__all__ = ["OpRegistrationData", "OpRegistry", "add_missing_op_hook", "global_registry", "register_op"]
 
 
 class OpRegistry:
@@ -110,7 +110,16 @@ class OpRegistry:
         """The registration of op `name`, or None if there is none."""
         with self._lock:
             self._finalize_pending()
-            return self._ops.get(name)
+            data = self._ops.get(name)
+        if data is None and self is _GLOBAL and _MISSING_OP_HOOKS:
+            hooks = list(_MISSING_OP_HOOKS)
+            _MISSING_OP_HOOKS.clear()
+            for hook in hooks:  # e.g. plugin discovery, which may register the op
+                hook()
+            with self._lock:
+                self._finalize_pending()
+                data = self._ops.get(name)
+        return data
 
     def get(self, name: str) -> OpRegistrationData:
         """The registration of op `name`; NotFoundError (TF's "Op type not registered" message) if absent."""
@@ -175,6 +184,16 @@ class OpRegistry:
 
 
 _GLOBAL = OpRegistry()
+_MISSING_OP_HOOKS: list[Callable[[], object]] = []
+
+
+def add_missing_op_hook(hook: Callable[[], object]) -> None:
+    """Run ``hook()`` once, the first time the global registry is asked for an op it does not have.
+
+    Plugin discovery uses this, so a graph naming an op of an installed plugin
+    resolves it without the framework knowing about plugins.
+    """
+    _MISSING_OP_HOOKS.append(hook)
 
 
 def global_registry() -> OpRegistry:

@@ -26,6 +26,7 @@ __all__ = [
     "KernelFactory",
     "KernelRegistration",
     "KernelRegistry",
+    "add_first_use_hook",
     "global_kernel_registry",
     "kernel_label",
     "register_kernel",
@@ -316,6 +317,16 @@ class KernelRegistry:
 _GLOBAL = KernelRegistry()
 _BUILTINS_LOCK = threading.Lock()
 _builtins_loaded = False
+_FIRST_USE_HOOKS: list[Callable[[], Any]] = []
+
+
+def add_first_use_hook(hook: Callable[[], Any]) -> None:
+    """Run ``hook()`` once, right after the built-in kernels are registered on the registry's first use.
+
+    Plugin discovery (``modtensor.plugin``) uses this so plugins load at the runtime's
+    first use without ``runtime`` importing the plugin layer above it.
+    """
+    _FIRST_USE_HOOKS.append(hook)
 
 
 def _ensure_builtin_kernels() -> None:
@@ -329,6 +340,8 @@ def _ensure_builtin_kernels() -> None:
         from modtensor.kernels.cpu.registrations import register_cpu_kernels
 
         register_cpu_kernels(_GLOBAL)
+    for hook in list(_FIRST_USE_HOOKS):
+        hook()
 
 
 def global_kernel_registry() -> KernelRegistry:

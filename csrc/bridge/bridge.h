@@ -1,0 +1,113 @@
+/* modtensor bridge: the CPython extension (modtensor.plugin.native._bridge) that
+ * connects the shim to the Python runtime.
+ *
+ * It installs the shim's callback table (implemented here in C, calling the
+ * Python hooks of modtensor.plugin.native.hooks), converts between numpy arrays
+ * and TF_Tensors without copying, and runs C kernels: Kernel.compute fills the
+ * native TF_OpKernelContext from the runtime's OpKernelContext, releases the GIL,
+ * calls the plugin, and turns what the plugin set into the context's outputs. */
+#ifndef MODTENSOR_CSRC_BRIDGE_BRIDGE_H_
+#define MODTENSOR_CSRC_BRIDGE_BRIDGE_H_
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL modtensor_bridge_ARRAY_API
+#ifndef MT_BRIDGE_DEFINES_NUMPY_API
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#if NPY_ABI_VERSION < 0x02000000 /* numpy 1.x headers: no accessor */
+#define PyDataType_ELSIZE(descr) ((descr)->elsize)
+#endif
+
+#include "mt_internal.h"
+
+/* The Python hooks the bridge calls, by index (names in bridge_module.c). */
+enum {
+  HOOK_REGISTER_OP,
+  HOOK_REGISTER_KERNEL,
+  HOOK_CONSTRUCTION_ATTR,
+  HOOK_CONSTRUCTION_NODE_DEF,
+  HOOK_CONSTRUCTION_ATTR_TENSORS,
+  HOOK_ALLOCATE_TEMP,
+  HOOK_FORWARD_OR_ALLOCATE,
+  HOOK_CONTEXT_BUFFER,
+  HOOK_ERROR_STATUS,
+  HOOK_MAKE_ERROR,
+  HOOK_KERNEL_FAILURE,
+  HOOK_STRINGS_AS_OBJECTS,
+  HOOK_SHAPE_NUM_INPUTS,
+  HOOK_SHAPE_INPUT,
+  HOOK_SHAPE_SET_OUTPUT,
+  HOOK_SHAPE_MAKE,
+  HOOK_SHAPE_ATTR,
+  HOOK_SHAPE_RANK,
+  HOOK_SHAPE_WITH_RANK,
+  HOOK_SHAPE_DIM,
+  HOOK_DIM_VALUE,
+  HOOK_SHAPE_SUBSHAPE,
+  HOOK_SHAPE_CONCATENATE,
+  HOOK_SHAPE_SET_UNKNOWN,
+  HOOK_COUNT
+};
+
+extern PyObject* mt_hooks[HOOK_COUNT];
+
+/* numpy dtype of each TF_DataType (NULL: no array representation). */
+#define MT_NUM_DTYPES 64
+extern PyArray_Descr* mt_descr[MT_NUM_DTYPES];
+
+/* Interned attribute names of the runtime's OpKernelContext. */
+extern PyObject* mt_str_inputs;
+extern PyObject* mt_str_outputs;
+extern PyObject* mt_str_step_id;
+extern PyObject* mt_str_allocate_output;
+extern PyObject* mt_str_device;
+extern PyObject* mt_str_allocator;
+extern PyObject* mt_str_collect_stats;
+
+/* The runtime's plain numpy allocator class (hooks.CPU_ALLOCATOR_TYPE): allocations
+ * from it without statistics are np.empty, which the bridge does in C. */
+extern PyObject* mt_cpu_allocator_type;
+
+/* Call hook `which` with `args` (a new tuple, stolen). On a Python exception the
+ * error goes into `status` (when not NULL) and NULL is returned. GIL held. */
+PyObject* mt_call_hook(int which, PyObject* args, TF_Status* status);
+
+/* Put the pending Python exception into `status` (clearing it). GIL held. */
+void mt_status_from_exception(TF_Status* status);
+
+/* Raise the OpError class of `status` as the current Python exception. GIL held. */
+void mt_raise_status(const TF_Status* status);
+
+/* ---- values (bridge_values.c) ---- */
+
+/* Deallocator of buffers over Python objects: drops the reference in `arg`. */
+void mt_release_python_owner(void* data, size_t len, void* arg);
+
+/* A TF_Tensor over a C-contiguous numpy array (a reference is kept). */
+TF_Tensor* mt_tensor_from_array(PyObject* array, TF_DataType dtype, TF_Status* status);
+
+/* A numpy array for what `t` holds: the runtime's own array when `t` is a
+ * whole view of it, else an array over the buffer that keeps it alive; string
+ * tensors are copied into an object array of bytes. New reference or NULL. */
+PyObject* mt_value_from_tensor(const TF_Tensor* t);
+
+/* Fill `in` from runtime value `value` of type `dtype`. Temporary arrays go into
+ * `*keep` (a list made on demand). Returns 0, or -1 with a Python exception. */
+int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep);
+
+/* After a call: drop the input's buffer; a handle the plugin kept alive adopts
+ * a reference to the input's array. GIL held. */
+void mt_release_input(MT_Input* in);
+
+/* ---- the callback table (bridge_callbacks.c) ---- */
+void mt_install_callbacks(void);
+
+/* ---- the Kernel type (bridge_kernel.c) ---- */
+extern PyTypeObject MT_KernelType;
+
+#endif /* MODTENSOR_CSRC_BRIDGE_BRIDGE_H_ */

@@ -1,0 +1,269 @@
+/* modtensor bridge: the module, its functions and the Python hook table. */
+#define MT_BRIDGE_DEFINES_NUMPY_API
+#include "bridge.h"
+
+PyObject* mt_hooks[HOOK_COUNT];
+PyArray_Descr* mt_descr[MT_NUM_DTYPES];
+PyObject* mt_str_inputs;
+PyObject* mt_str_outputs;
+PyObject* mt_str_step_id;
+PyObject* mt_str_allocate_output;
+PyObject* mt_str_device;
+PyObject* mt_str_allocator;
+PyObject* mt_str_collect_stats;
+PyObject* mt_cpu_allocator_type;
+
+static const char* const kHookNames[HOOK_COUNT] = {
+    [HOOK_REGISTER_OP] = "register_op",
+    [HOOK_REGISTER_KERNEL] = "register_kernel",
+    [HOOK_CONSTRUCTION_ATTR] = "construction_attr",
+    [HOOK_CONSTRUCTION_NODE_DEF] = "construction_node_def",
+    [HOOK_CONSTRUCTION_ATTR_TENSORS] = "construction_attr_tensors",
+    [HOOK_ALLOCATE_TEMP] = "allocate_temp",
+    [HOOK_FORWARD_OR_ALLOCATE] = "forward_or_allocate",
+    [HOOK_CONTEXT_BUFFER] = "context_buffer",
+    [HOOK_ERROR_STATUS] = "error_status",
+    [HOOK_MAKE_ERROR] = "make_error",
+    [HOOK_KERNEL_FAILURE] = "kernel_failure",
+    [HOOK_STRINGS_AS_OBJECTS] = "strings_as_objects",
+    [HOOK_SHAPE_NUM_INPUTS] = "shape_num_inputs",
+    [HOOK_SHAPE_INPUT] = "shape_input",
+    [HOOK_SHAPE_SET_OUTPUT] = "shape_set_output",
+    [HOOK_SHAPE_MAKE] = "shape_make",
+    [HOOK_SHAPE_ATTR] = "shape_attr",
+    [HOOK_SHAPE_RANK] = "shape_rank",
+    [HOOK_SHAPE_WITH_RANK] = "shape_with_rank",
+    [HOOK_SHAPE_DIM] = "shape_dim",
+    [HOOK_DIM_VALUE] = "dim_value",
+    [HOOK_SHAPE_SUBSHAPE] = "shape_subshape",
+    [HOOK_SHAPE_CONCATENATE] = "shape_concatenate",
+    [HOOK_SHAPE_SET_UNKNOWN] = "shape_set_unknown",
+};
+
+/* The pending exception as one object (PyErr_GetRaisedException on 3.12+). */
+static PyObject* take_exception(void) {
+#if PY_VERSION_HEX >= 0x030C0000
+  return PyErr_GetRaisedException();
+#else
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  if (type == NULL) return NULL;
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (value != NULL && traceback != NULL) PyException_SetTraceback(value, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+  return value;
+#endif
+}
+
+void mt_status_from_exception(TF_Status* status) {
+  PyObject* exc = take_exception();
+  if (exc == NULL) return;
+  if (status == NULL) {
+    Py_DECREF(exc);
+    return;
+  }
+  PyObject* pair = NULL;
+  if (mt_hooks[HOOK_ERROR_STATUS] != NULL) {
+    pair = PyObject_CallOneArg(mt_hooks[HOOK_ERROR_STATUS], exc);
+  }
+  long code = TF_UNKNOWN;
+  const char* message = NULL;
+  if (pair != NULL && PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 2) {
+    code = PyLong_AsLong(PyTuple_GET_ITEM(pair, 0));
+    message = PyUnicode_AsUTF8(PyTuple_GET_ITEM(pair, 1));
+  }
+  if (message == NULL || PyErr_Occurred()) {
+    PyErr_Clear();
+    code = TF_UNKNOWN;
+    message = "a Python error occurred inside the modtensor runtime (and could not be described)";
+  }
+  TF_SetStatus(status, code == TF_OK ? TF_UNKNOWN : (TF_Code)code, message);
+  Py_XDECREF(pair);
+  Py_DECREF(exc);
+}
+
+PyObject* mt_call_hook(int which, PyObject* args, TF_Status* status) {
+  if (args == NULL) {
+    mt_status_from_exception(status);
+    return NULL;
+  }
+  PyObject* hook = mt_hooks[which];
+  if (hook == NULL) {
+    Py_DECREF(args);
+    MT_SetStatusf(status, TF_FAILED_PRECONDITION, "the modtensor bridge has no hook '%s' installed",
+                  kHookNames[which]);
+    return NULL;
+  }
+  PyObject* result = PyObject_Call(hook, args, NULL);
+  Py_DECREF(args);
+  if (result == NULL && status != NULL) mt_status_from_exception(status);
+  return result;
+}
+
+void mt_raise_status(const TF_Status* status) {
+  PyObject* exc = PyObject_CallFunction(mt_hooks[HOOK_MAKE_ERROR], "is", (int)TF_GetCode(status), TF_Message(status));
+  if (exc == NULL) return;
+  PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+  Py_DECREF(exc);
+}
+
+/* install(hooks, numpy_dtypes): hooks is an object with the hook functions as
+ * attributes; numpy_dtypes[i] is the numpy dtype of TF_DataType i or None. */
+static PyObject* bridge_install(PyObject* self, PyObject* args) {
+  (void)self;
+  PyObject* hooks;
+  PyObject* dtypes;
+  if (!PyArg_ParseTuple(args, "OO", &hooks, &dtypes)) return NULL;
+  PyObject* fresh[HOOK_COUNT] = {0};
+  for (int i = 0; i < HOOK_COUNT; ++i) {
+    fresh[i] = PyObject_GetAttrString(hooks, kHookNames[i]);
+    if (fresh[i] == NULL) {
+      for (int j = 0; j < i; ++j) Py_DECREF(fresh[j]);
+      return NULL;
+    }
+  }
+  PyObject* seq = PySequence_Fast(dtypes, "numpy_dtypes must be a sequence");
+  if (seq == NULL) {
+    for (int j = 0; j < HOOK_COUNT; ++j) Py_DECREF(fresh[j]);
+    return NULL;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t i = 0; i < MT_NUM_DTYPES; ++i) {
+    PyArray_Descr* descr = NULL;
+    if (i < n && PySequence_Fast_GET_ITEM(seq, i) != Py_None) {
+      if (!PyArray_DescrConverter(PySequence_Fast_GET_ITEM(seq, i), &descr)) {
+        Py_DECREF(seq);
+        for (int j = 0; j < HOOK_COUNT; ++j) Py_DECREF(fresh[j]);
+        return NULL;
+      }
+    }
+    Py_XSETREF(mt_descr[i], descr);
+  }
+  Py_DECREF(seq);
+  for (int i = 0; i < HOOK_COUNT; ++i) Py_XSETREF(mt_hooks[i], fresh[i]);
+  Py_XSETREF(mt_cpu_allocator_type, PyObject_GetAttrString(hooks, "CPU_ALLOCATOR_TYPE"));
+  if (mt_cpu_allocator_type == NULL) PyErr_Clear(); /* optional: allocation then always goes through Python */
+  mt_install_callbacks();
+  Py_RETURN_NONE;
+}
+
+/* call_entry_point(address): call a plugin's `void f(void)` (TF_InitKernel). */
+static PyObject* bridge_call_entry_point(PyObject* self, PyObject* arg) {
+  (void)self;
+  void* address = PyLong_AsVoidPtr(arg);
+  if (address == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "entry point address is NULL");
+    return NULL;
+  }
+  void (*fn)(void) = (void (*)(void))address;
+  fn();
+  if (PyErr_Occurred()) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* run_shape_fn(address, inference_context): run a plugin's shape function;
+ * raises the OpError its status describes. */
+static PyObject* bridge_run_shape_fn(PyObject* self, PyObject* args) {
+  (void)self;
+  PyObject* address_obj;
+  PyObject* ctx;
+  if (!PyArg_ParseTuple(args, "OO", &address_obj, &ctx)) return NULL;
+  void* address = PyLong_AsVoidPtr(address_obj);
+  if (address == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "shape function address is NULL");
+    return NULL;
+  }
+  void (*fn)(TF_ShapeInferenceContext*, TF_Status*) = (void (*)(TF_ShapeInferenceContext*, TF_Status*))address;
+  struct TF_ShapeInferenceContext c = {ctx};
+  TF_Status* status = TF_NewStatus();
+  fn(&c, status);
+  PyObject* result = NULL;
+  if (PyErr_Occurred()) {
+    /* a hook failed without a status to report into; keep its exception */
+  } else if (TF_GetCode(status) != TF_OK) {
+    mt_raise_status(status);
+  } else {
+    result = Py_NewRef(Py_None);
+  }
+  TF_DeleteStatus(status);
+  return result;
+}
+
+/* kernel_builder_info(capsule) -> dict of what a TF_KernelBuilder holds. */
+static PyObject* bridge_kernel_builder_info(PyObject* self, PyObject* capsule) {
+  (void)self;
+  TF_KernelBuilder* b = (TF_KernelBuilder*)PyCapsule_GetPointer(capsule, "modtensor.TF_KernelBuilder");
+  if (b == NULL) return NULL;
+  PyObject* constraints = PyList_New(b->num_constraints);
+  if (constraints == NULL) return NULL;
+  for (int i = 0; i < b->num_constraints; ++i) {
+    PyObject* item = Py_BuildValue("(si)", b->constraints[i].attr, (int)b->constraints[i].type);
+    if (item == NULL) {
+      Py_DECREF(constraints);
+      return NULL;
+    }
+    PyList_SET_ITEM(constraints, i, item);
+  }
+  PyObject* host_memory = PyList_New(b->host_memory.count);
+  if (host_memory == NULL) {
+    Py_DECREF(constraints);
+    return NULL;
+  }
+  for (int i = 0; i < b->host_memory.count; ++i) {
+    PyList_SET_ITEM(host_memory, i, PyUnicode_FromString(b->host_memory.items[i]));
+  }
+  return Py_BuildValue("{s:s,s:s,s:N,s:N,s:i,s:s,s:O,s:O,s:O}", "op", b->op, "device_type", b->device, "constraints",
+                       constraints, "host_memory", host_memory, "priority", (int)b->priority, "label", b->label,
+                       "has_create", b->create ? Py_True : Py_False, "is_async",
+                       b->compute_async ? Py_True : Py_False, "has_compute",
+                       (b->compute || b->compute_async) ? Py_True : Py_False);
+}
+
+static PyObject* bridge_internal_version(PyObject* self, PyObject* unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(MT_InternalVersion());
+}
+
+static PyMethodDef kMethods[] = {
+    {"install", bridge_install, METH_VARARGS, "install(hooks, numpy_dtypes): attach the runtime to the shim."},
+    {"call_entry_point", bridge_call_entry_point, METH_O, "Call a plugin's void(void) entry point at an address."},
+    {"run_shape_fn", bridge_run_shape_fn, METH_VARARGS, "Run a C shape function on an InferenceContext."},
+    {"kernel_builder_info", bridge_kernel_builder_info, METH_O, "What a registered TF_KernelBuilder holds."},
+    {"shim_internal_version", bridge_internal_version, METH_NOARGS, "The shim's internal interface version."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef kModule = {
+    PyModuleDef_HEAD_INIT, "_bridge",
+    "The C side of modtensor's native plugin bridge (see modtensor.plugin.native).", -1, kMethods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__bridge(void) {
+  import_array();
+  if (MT_InternalVersion() != MT_INTERNAL_VERSION) {
+    PyErr_Format(PyExc_ImportError,
+                 "modtensor: the loaded libmodtensor_framework.so has internal version %d, the bridge expects %d "
+                 "(rebuild modtensor: pip install .)",
+                 MT_InternalVersion(), MT_INTERNAL_VERSION);
+    return NULL;
+  }
+  mt_str_inputs = PyUnicode_InternFromString("inputs");
+  mt_str_outputs = PyUnicode_InternFromString("outputs");
+  mt_str_step_id = PyUnicode_InternFromString("step_id");
+  mt_str_allocate_output = PyUnicode_InternFromString("allocate_output");
+  mt_str_device = PyUnicode_InternFromString("device");
+  mt_str_allocator = PyUnicode_InternFromString("allocator");
+  mt_str_collect_stats = PyUnicode_InternFromString("collect_stats");
+  if (PyType_Ready(&MT_KernelType) < 0) return NULL;
+  PyObject* m = PyModule_Create(&kModule);
+  if (m == NULL) return NULL;
+  if (PyModule_AddObjectRef(m, "Kernel", (PyObject*)&MT_KernelType) < 0 ||
+      PyModule_AddIntConstant(m, "INTERNAL_VERSION", MT_INTERNAL_VERSION) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

@@ -1,0 +1,249 @@
+/* modtensor bridge: numpy arrays <-> TF_Tensor, without copying.
+ *
+ * Ownership: a buffer over a numpy array holds a reference to the array and
+ * drops it (taking the GIL) when the buffer's last TF_Tensor goes. An array over
+ * plugin memory holds a capsule that owns a buffer reference. Inputs are
+ * borrowed for the duration of a call; if the plugin keeps a handle beyond it,
+ * the input's buffer adopts a reference to the array (mt_release_input). */
+#include <string.h>
+
+#include "bridge.h"
+
+void mt_release_python_owner(void* data, size_t len, void* arg) {
+  (void)data;
+  (void)len;
+  if (arg == NULL || !Py_IsInitialized()) return;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_DECREF((PyObject*)arg);
+  PyGILState_Release(gil);
+}
+
+/* String input arrays: TF_TString views into the array's bytes objects, freed here. */
+static void release_string_input(void* data, size_t len, void* arg) {
+  free(data);
+  mt_release_python_owner(NULL, len, arg);
+}
+
+TF_Tensor* mt_tensor_from_array(PyObject* array, TF_DataType dtype, TF_Status* status) {
+  if (!PyArray_Check(array)) {
+    MT_SetStatusf(status, TF_INTERNAL, "the allocator returned a %s, not a numpy array",
+                  Py_TYPE(array)->tp_name);
+    return NULL;
+  }
+  PyArrayObject* a = (PyArrayObject*)array;
+  if (!PyArray_IS_C_CONTIGUOUS(a)) {
+    TF_SetStatus(status, TF_INTERNAL, "the allocator returned a non-contiguous array");
+    return NULL;
+  }
+  Py_INCREF(array);
+  MT_Buffer* buf = MT_NewBuffer(PyArray_DATA(a), (size_t)PyArray_NBYTES(a), mt_release_python_owner, array);
+  int nd = PyArray_NDIM(a);
+  int64_t dims[NPY_MAXDIMS];
+  for (int i = 0; i < nd; ++i) dims[i] = (int64_t)PyArray_DIMS(a)[i];
+  TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, nd, buf);
+  MT_BufferUnref(buf);
+  return t;
+}
+
+static void release_buffer_capsule(PyObject* capsule) {
+  MT_Buffer* buf = (MT_Buffer*)PyCapsule_GetPointer(capsule, "modtensor.MT_Buffer");
+  if (buf != NULL) MT_BufferUnref(buf);
+}
+
+static PyObject* strings_from_tensor(const TF_Tensor* t) {
+  npy_intp dims[NPY_MAXDIMS];
+  for (int i = 0; i < t->num_dims; ++i) dims[i] = (npy_intp)t->dims[i];
+  int64_t n = MT_NumElements(t->dims, t->num_dims);
+  if ((size_t)n * sizeof(TF_TString) > t->buffer->len) {
+    PyErr_Format(PyExc_ValueError, "string tensor of %lld elements has only %zu bytes", (long long)n,
+                 t->buffer->len);
+    return NULL;
+  }
+  PyObject* result = PyArray_SimpleNew(t->num_dims, dims, NPY_OBJECT);
+  if (result == NULL) return NULL;
+  PyObject** items = (PyObject**)PyArray_DATA((PyArrayObject*)result);
+  const TF_TString* strings = (const TF_TString*)t->buffer->data;
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* b = PyBytes_FromStringAndSize(TF_TString_GetDataPointer(&strings[i]),
+                                            (Py_ssize_t)TF_TString_GetSize(&strings[i]));
+    if (b == NULL) {
+      Py_DECREF(result);
+      return NULL;
+    }
+    Py_XSETREF(items[i], b);
+  }
+  return result;
+}
+
+PyObject* mt_value_from_tensor(const TF_Tensor* t) {
+  if (t->dtype == TF_STRING) return strings_from_tensor(t);
+  PyArray_Descr* descr = (unsigned)t->dtype < MT_NUM_DTYPES ? mt_descr[t->dtype] : NULL;
+  if (descr == NULL) {
+    PyErr_Format(PyExc_TypeError, "tensors of TF_DataType %d have no numpy representation", (int)t->dtype);
+    return NULL;
+  }
+  int64_t n = MT_NumElements(t->dims, t->num_dims);
+  MT_Buffer* buf = t->buffer;
+  if (n < 0 || (size_t)n * (size_t)PyDataType_ELSIZE(descr) > buf->len) {
+    PyErr_Format(PyExc_ValueError, "tensor of %lld elements of %d bytes has a buffer of only %zu bytes",
+                 (long long)n, (int)PyDataType_ELSIZE(descr), buf->len);
+    return NULL;
+  }
+  npy_intp dims[NPY_MAXDIMS];
+  if (t->num_dims > NPY_MAXDIMS) {
+    PyErr_Format(PyExc_ValueError, "tensor of rank %d exceeds numpy's %d dimensions", t->num_dims, NPY_MAXDIMS);
+    return NULL;
+  }
+  for (int i = 0; i < t->num_dims; ++i) dims[i] = (npy_intp)t->dims[i];
+  PyObject* owner = buf->deallocator == mt_release_python_owner ? (PyObject*)buf->deallocator_arg : NULL;
+  if (owner != NULL && PyArray_Check(owner)) {
+    PyArrayObject* a = (PyArrayObject*)owner;
+    if (PyArray_DATA(a) == buf->data && PyArray_NDIM(a) == t->num_dims &&
+        PyArray_EquivTypes(PyArray_DESCR(a), descr) &&
+        memcmp(PyArray_DIMS(a), dims, sizeof(npy_intp) * (size_t)t->num_dims) == 0) {
+      return Py_NewRef(owner); /* the runtime's own array, unchanged */
+    }
+  }
+  if (n == 0 || buf->data == NULL) return PyArray_Zeros(t->num_dims, dims, (Py_INCREF(descr), descr), 0);
+  int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_WRITEABLE;
+  if (owner != NULL && PyArray_Check(owner) && !PyArray_ISWRITEABLE((PyArrayObject*)owner)) {
+    flags &= ~NPY_ARRAY_WRITEABLE;
+  }
+  Py_INCREF(descr);
+  PyObject* array = PyArray_NewFromDescr(&PyArray_Type, descr, t->num_dims, dims, NULL, buf->data, flags, NULL);
+  if (array == NULL) return NULL;
+  PyObject* base;
+  if (owner != NULL) {
+    base = Py_NewRef(owner);
+  } else {
+    MT_BufferRef(buf);
+    base = PyCapsule_New(buf, "modtensor.MT_Buffer", release_buffer_capsule);
+    if (base == NULL) {
+      MT_BufferUnref(buf);
+      Py_DECREF(array);
+      return NULL;
+    }
+  }
+  if (PyArray_SetBaseObject((PyArrayObject*)array, base) < 0) { /* steals base */
+    Py_DECREF(array);
+    return NULL;
+  }
+  return array;
+}
+
+static int fill_string_input(MT_Input* in, PyObject* value) {
+  PyObject* objects = value;
+  if (PyArray_TYPE((PyArrayObject*)value) != NPY_OBJECT || !PyArray_IS_C_CONTIGUOUS((PyArrayObject*)value)) {
+    objects = mt_call_hook(HOOK_STRINGS_AS_OBJECTS, PyTuple_Pack(1, value), NULL);
+    if (objects == NULL) return -1;
+  } else {
+    Py_INCREF(objects);
+  }
+  PyArrayObject* a = (PyArrayObject*)objects;
+  npy_intp n = PyArray_SIZE(a);
+  TF_TString* strings = (TF_TString*)calloc((size_t)(n > 0 ? n : 1), sizeof(TF_TString));
+  if (strings == NULL) {
+    Py_DECREF(objects);
+    PyErr_NoMemory();
+    return -1;
+  }
+  PyObject** items = (PyObject**)PyArray_DATA(a);
+  for (npy_intp i = 0; i < n; ++i) {
+    PyObject* item = items[i];
+    const char* data;
+    Py_ssize_t size;
+    if (PyBytes_Check(item)) {
+      data = PyBytes_AS_STRING(item);
+      size = PyBytes_GET_SIZE(item);
+    } else if (PyUnicode_Check(item)) {
+      data = PyUnicode_AsUTF8AndSize(item, &size);
+      if (data == NULL) {
+        free(strings);
+        Py_DECREF(objects);
+        return -1;
+      }
+    } else {
+      PyErr_Format(PyExc_TypeError, "string tensor element %zd is a %s, not bytes", (Py_ssize_t)i,
+                   Py_TYPE(item)->tp_name);
+      free(strings);
+      Py_DECREF(objects);
+      return -1;
+    }
+    TF_TString_AssignView(&strings[i], data, (size_t)size);
+  }
+  in->data = strings;
+  in->nbytes = (size_t)n * sizeof(TF_TString);
+  in->borrowed = 0;
+  in->owner = objects;
+  in->buffer = MT_NewBuffer(strings, in->nbytes, release_string_input, objects); /* owns `objects` */
+  return 0;
+}
+
+int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep) {
+  in->dtype = dtype;
+  in->buffer = NULL;
+  in->owner = value;
+  in->borrowed = 1;
+  if (!PyArray_Check(value)) {
+    PyObject* array = PyArray_FROM_OF(value, NPY_ARRAY_C_CONTIGUOUS);
+    if (array == NULL) return -1;
+    if (*keep == NULL && (*keep = PyList_New(0)) == NULL) {
+      Py_DECREF(array);
+      return -1;
+    }
+    int rc = PyList_Append(*keep, array);
+    Py_DECREF(array);
+    if (rc < 0) return -1;
+    value = array;
+    in->owner = value;
+    in->borrowed = 2;
+  }
+  PyArrayObject* a = (PyArrayObject*)value;
+  int nd = PyArray_NDIM(a);
+  in->num_dims = nd;
+  if (nd <= MT_INLINE_DIMS) {
+    for (int i = 0; i < nd; ++i) in->inline_dims[i] = (int64_t)PyArray_DIMS(a)[i];
+    in->dims = in->inline_dims;
+  } else {
+    int64_t* dims = (int64_t*)malloc(sizeof(int64_t) * (size_t)nd);
+    if (dims == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    for (int i = 0; i < nd; ++i) dims[i] = (int64_t)PyArray_DIMS(a)[i];
+    in->dims = dims;
+  }
+  if (dtype == TF_STRING) return fill_string_input(in, value);
+  if (!PyArray_IS_C_CONTIGUOUS(a)) {
+    PyObject* copy = PyArray_NewCopy(a, NPY_CORDER);
+    if (copy == NULL) return -1;
+    if (*keep == NULL && (*keep = PyList_New(0)) == NULL) {
+      Py_DECREF(copy);
+      return -1;
+    }
+    int rc = PyList_Append(*keep, copy);
+    Py_DECREF(copy);
+    if (rc < 0) return -1;
+    a = (PyArrayObject*)copy;
+    in->owner = copy;
+    in->borrowed = 2; /* a copy: never forwarded */
+  }
+  in->data = PyArray_DATA(a);
+  in->nbytes = (size_t)PyArray_NBYTES(a);
+  return 0;
+}
+
+void mt_release_input(MT_Input* in) {
+  if (in->dims != in->inline_dims && in->dims != NULL) free((void*)in->dims);
+  in->dims = NULL;
+  MT_Buffer* buf = in->buffer;
+  in->buffer = NULL;
+  if (buf == NULL) return;
+  if (in->borrowed && atomic_load(&buf->refs) > 1) {
+    /* The plugin kept a handle to this input: the buffer now owns a reference. */
+    Py_INCREF((PyObject*)in->owner);
+    buf->deallocator_arg = in->owner;
+    buf->deallocator = mt_release_python_owner;
+  }
+  MT_BufferUnref(buf);
+}

@@ -1,0 +1,112 @@
+"""Build of modtensor's native parts (everything else is declared in pyproject.toml).
+
+Two C libraries are built with the package:
+
+- ``modtensor/lib/libmodtensor_framework.so``: the shim exporting TensorFlow's plugin
+  C API (csrc/shim, plain C11, no Python dependency). Plugins resolve their ``TF_*``
+  symbols from it; ``modtensor.sysconfig.get_link_flags()`` links against it.
+- ``modtensor/plugin/native/_bridge``: the CPython extension that attaches the
+  Python runtime to the shim (csrc/bridge, links the shim through an $ORIGIN rpath).
+
+The C headers under include/ are installed as ``modtensor/include`` so that
+``modtensor.sysconfig.get_include()`` works from an installed package.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+SHIM = "modtensor.lib.libmodtensor_framework"
+SHIM_FILE = "libmodtensor_framework.so"
+BRIDGE = "modtensor.plugin.native._bridge"
+WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
+
+
+def _sources(folder: str) -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc" / folder).glob("*.c"))
+
+
+class BuildNative(build_ext):
+    """Builds the shim first (a plain shared library with a fixed name), then the bridge against it."""
+
+    def get_ext_filename(self, fullname: str) -> str:
+        # Called with the full dotted name or only its last part, depending on the caller.
+        if fullname in (SHIM, SHIM.rpartition(".")[2]):
+            filename = super().get_ext_filename(fullname)
+            return os.path.join(os.path.dirname(filename), SHIM_FILE)
+        return super().get_ext_filename(fullname)
+
+    def copy_extensions_to_source(self) -> None:
+        # In-place (editable) builds: modtensor/lib holds no Python module, so make the folder first.
+        build_py = self.get_finalized_command("build_py")
+        all_extensions = self.extensions
+
+        def built(ext: Extension) -> bool:
+            return os.path.exists(os.path.join(self.build_lib, self.get_ext_filename(self.get_ext_fullname(ext.name))))
+
+        self.extensions = [ext for ext in all_extensions if built(ext)]
+        for ext in self.extensions:
+            package = self.get_ext_fullname(ext.name).rpartition(".")[0]
+            os.makedirs(build_py.get_package_dir(package), exist_ok=True)
+        try:
+            super().copy_extensions_to_source()  # only what was built (both are optional)
+        finally:
+            self.extensions = all_extensions
+
+    def build_extensions(self) -> None:
+        import numpy
+
+        by_name = {ext.name: ext for ext in self.extensions}
+        shim, bridge = by_name[SHIM], by_name[BRIDGE]
+        # Both are optional: without a C toolchain (or Python.h) modtensor still installs and works,
+        # and loading a native plugin explains what is missing.
+        with self._filter_build_errors(shim):
+            self.build_extension(shim)
+        if not os.path.exists(self.get_ext_fullpath(SHIM)):
+            return  # the bridge links against the shim
+        bridge.include_dirs.append(numpy.get_include())
+        bridge.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
+        with self._filter_build_errors(bridge):
+            self.build_extension(bridge)
+
+
+class BuildPyWithHeaders(build_py):
+    """Copies the TensorFlow-compatible headers (include/) into the package as modtensor/include."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "modtensor" / "include"
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(ROOT / "include", target, ignore=shutil.ignore_patterns("README.md"))
+
+
+setup(
+    ext_modules=[
+        Extension(
+            SHIM,
+            sources=_sources("shim"),
+            include_dirs=["include"],
+            extra_compile_args=[*WARNINGS, "-O2"],
+            extra_link_args=[f"-Wl,-soname,{SHIM_FILE}", "-pthread", "-Wl,-z,defs"],
+            optional=True,
+        ),
+        Extension(
+            BRIDGE,
+            sources=_sources("bridge"),
+            include_dirs=["include", "csrc/shim"],
+            libraries=[f":{SHIM_FILE}"],
+            extra_compile_args=[*WARNINGS, "-O2"],
+            extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib", "-pthread"],
+            optional=True,
+        ),
+    ],
+    cmdclass={"build_ext": BuildNative, "build_py": BuildPyWithHeaders},
+)

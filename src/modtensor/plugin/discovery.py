@@ -1,0 +1,143 @@
+"""Plugin discovery: which plugins load by themselves, and when.
+
+At the first use of the runtime (the first ``global_kernel_registry()`` call, or
+the first time the op registry is asked for an op it does not have) modtensor
+loads, in this order:
+
+1. native libraries ``*.so`` in ``<site-packages>/modtensor-plugins/`` of every
+   site-packages folder (system, user, and those on ``sys.path``);
+2. the files and folders (``*.so`` inside) listed in ``MODTENSOR_PLUGIN_PATH``
+   (``os.pathsep``-separated);
+3. Python plugins of the entry-point group ``modtensor.plugins``.
+
+``MODTENSOR_NO_PLUGINS=1`` turns discovery off (explicit ``load_library`` still
+works). Importing this module only installs the two light hooks; nothing is
+scanned or loaded until the runtime is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import site
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+from modtensor.plugin.registry import PluginRecord
+
+__all__ = [
+    "PLUGIN_FOLDER",
+    "PLUGIN_PATH_ENV",
+    "discover_plugins",
+    "discovery_done",
+    "install_discovery_hooks",
+    "native_plugin_candidates",
+    "plugins_disabled",
+]
+
+PLUGIN_FOLDER = "modtensor-plugins"
+PLUGIN_PATH_ENV = "MODTENSOR_PLUGIN_PATH"
+NO_PLUGINS_ENV = "MODTENSOR_NO_PLUGINS"
+
+_LOCK = threading.RLock()
+_started = False
+_done = threading.Event()
+
+
+def plugins_disabled() -> bool:
+    """True when ``MODTENSOR_NO_PLUGINS`` is set to anything but "" or "0"."""
+    return os.environ.get(NO_PLUGINS_ENV, "") not in ("", "0")
+
+
+def site_packages_folders() -> list[Path]:
+    """Every site-packages folder of this interpreter: site's own, the user site, and those on sys.path."""
+    folders: list[str] = []
+    with contextlib.suppress(AttributeError):  # some virtualenv builds of site.py lack it
+        folders.extend(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    folders.extend(p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages"))
+    unique: dict[str, Path] = {}
+    for folder in folders:
+        unique.setdefault(os.path.realpath(folder), Path(folder))
+    return list(unique.values())
+
+
+def _libraries_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(".so"))
+
+
+def native_plugin_candidates() -> list[tuple[Path, str]]:
+    """(library, origin) for every native plugin discovery would load, in load order, without duplicates."""
+    found: list[tuple[Path, str]] = []
+    for folder in site_packages_folders():
+        plugins = folder / PLUGIN_FOLDER
+        if plugins.is_dir():
+            found.extend((p, f"{PLUGIN_FOLDER} in {folder}") for p in _libraries_in(plugins))
+    for entry in os.environ.get(PLUGIN_PATH_ENV, "").split(os.pathsep):
+        if not entry:
+            continue
+        path = Path(entry)
+        if path.is_dir():
+            found.extend((p, PLUGIN_PATH_ENV) for p in _libraries_in(path))
+        elif path.is_file():
+            found.append((path, PLUGIN_PATH_ENV))
+        else:
+            warnings.warn(f"modtensor: {PLUGIN_PATH_ENV} entry {entry!r} does not exist", RuntimeWarning, stacklevel=2)
+    unique: dict[str, tuple[Path, str]] = {}
+    for path, origin in found:
+        unique.setdefault(os.path.realpath(path), (path, origin))
+    return list(unique.values())
+
+
+def discover_plugins() -> list[PluginRecord]:
+    """Load the discoverable plugins once per process (later calls return at once); returns what was loaded.
+
+    Failures are warnings (RuntimeWarning naming the file and the cause); the rest
+    of modtensor keeps working. Re-entrant: a plugin that uses the runtime while it
+    loads does not trigger discovery again.
+    """
+    global _started
+    if _started:
+        if not _done.is_set():
+            with _LOCK:  # another thread is discovering: wait for it (the same thread re-enters freely)
+                pass
+        return []
+    with _LOCK:
+        if _started:
+            return []
+        _started = True
+        try:
+            if plugins_disabled():
+                return []
+            from modtensor.plugin.loader import load_native_library
+            from modtensor.plugin.python_plugins import load_entry_point_plugins
+
+            records = [
+                load_native_library(path, origin=origin, raise_errors=False)
+                for path, origin in native_plugin_candidates()
+            ]
+            records.extend(load_entry_point_plugins())
+            return records
+        finally:
+            _done.set()
+
+
+def discovery_done() -> bool:
+    """True once discovery ran (or was skipped) in this process."""
+    return _done.is_set()
+
+
+def _on_missing_op() -> None:
+    discover_plugins()
+
+
+def install_discovery_hooks() -> None:
+    """Run discovery at the runtime's first use: the kernel registry's first use, or an op lookup that misses."""
+    from modtensor.framework.op_registry import add_missing_op_hook
+    from modtensor.runtime.kernel_registry import add_first_use_hook
+
+    add_first_use_hook(discover_plugins)
+    add_missing_op_hook(_on_missing_op)

@@ -1,0 +1,183 @@
+"""Loading native plugins: dlopen, entry points, initialisation, and rollback of a plugin that fails.
+
+A library is loaded once per real path. Its entry points are looked up and run
+in TensorFlow's order (``SE_InitPlugin`` first, then ``TF_InitKernel``, then the
+graph and profiler entry points); entry points of features modtensor does not
+have yet are recorded, not run. Everything a plugin registers while it
+initialises is tracked by a ``LoadSession``; if anything fails (a registration
+error, even one the plugin ignored), all of it is removed again and the plugin
+is reported: a warning for discovered plugins, an exception for explicit loads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from modtensor.framework import errors
+from modtensor.plugin.registry import ENTRY_POINTS, REGISTRY, PluginRecord
+
+__all__ = ["LoadSession", "load_native_library", "loading"]
+
+
+class LoadSession:
+    """What one plugin registers while it initialises, so that a failure can be undone exactly."""
+
+    def __init__(self, record: PluginRecord):
+        self.record = record
+        self.errors: list[errors.OpError] = []
+        self.ops: list[str] = []
+        self.kernels: list = []
+        self.device_factories: list[tuple[str, object]] = []
+
+    def rollback(self) -> None:
+        """Remove every kernel, op and device factory registered during this load."""
+        from modtensor.framework.op_registry import global_registry
+        from modtensor.runtime.device_factory import unregister_device_factory
+        from modtensor.runtime.kernel_registry import global_kernel_registry
+
+        registry = global_kernel_registry()
+        for registration in reversed(self.kernels):
+            with suppress(KeyError):
+                registry.remove(registration)
+        for name in reversed(self.ops):
+            with suppress(errors.NotFoundError):
+                global_registry().remove(name)
+        for device_type, factory in reversed(self.device_factories):
+            with suppress(KeyError, ValueError, errors.OpError):
+                unregister_device_factory(device_type, factory)
+        self.kernels.clear()
+        self.ops.clear()
+        self.device_factories.clear()
+
+    def commit(self) -> None:
+        """Record what was registered on the plugin's record."""
+        self.record.ops.extend(self.ops)
+        self.record.kernels.extend(self.kernels)
+        self.record.device_types.extend(t for t, _ in self.device_factories if t not in self.record.device_types)
+
+    def failure(self, stage: str) -> errors.OpError | None:
+        """The error to report for this load (the first recorded, mentioning how many more), or None."""
+        if not self.errors:
+            return None
+        first = self.errors[0]
+        more = f" (and {len(self.errors) - 1} more: " + "; ".join(e.message for e in self.errors[1:]) + ")"
+        text = f"{stage} of plugin {self.record.path} failed: {first.message}"
+        return type(first)(None, None, text + (more if len(self.errors) > 1 else ""))
+
+
+@contextmanager
+def loading(record: PluginRecord) -> Iterator[LoadSession]:
+    """Make ``record`` the plugin that registrations are attributed to while the block runs."""
+    with REGISTRY.lock:
+        session = LoadSession(record)
+        previous, REGISTRY.session = REGISTRY.session, session
+        try:
+            yield session
+        finally:
+            REGISTRY.session = previous
+
+
+def _call_void_entry_point(address: int, session: LoadSession) -> None:
+    from modtensor.plugin.native import bridge
+
+    bridge().call_entry_point(address)
+
+
+# Entry points modtensor runs; the others (see registry.ENTRY_POINTS) are only recorded.
+_HANDLERS: dict[str, Callable[[int, LoadSession], None]] = {"TF_InitKernel": _call_void_entry_point}
+
+
+def _entry_points(library: ctypes.CDLL) -> dict[str, int]:
+    found = {}
+    for name in ENTRY_POINTS:
+        try:
+            found[name] = ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+        except AttributeError:
+            continue
+    return found
+
+
+def _initialise(record: PluginRecord) -> None:
+    """dlopen the library, look up its entry points and run them; raises the OpError of a failure."""
+    from modtensor.plugin.native import bridge
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+
+    if not os.path.isfile(record.real_path):
+        raise errors.NotFoundError(None, None, f"{record.path}: no such file")
+    bridge()  # the shim is loaded globally before any plugin, so plugins resolve TF_* from it
+    global_kernel_registry()  # built-in kernels first: duplicates of them are detected
+    try:
+        library = ctypes.CDLL(record.real_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    except OSError as e:
+        raise errors.NotFoundError(None, None, f"{record.path} cannot be loaded as a shared library: {e}") from None
+    record.handle = library  # never unloaded: kernels and shape functions point into it
+    found = _entry_points(library)
+    if not found:
+        raise errors.NotFoundError(
+            None,
+            None,
+            f"{record.path} is not a modtensor plugin: it exports none of the entry points {', '.join(ENTRY_POINTS)}",
+        )
+    with loading(record) as session:
+        for name, address in found.items():
+            handler = _HANDLERS.get(name)
+            if handler is None:
+                record.entry_points[name] = f"recorded, not run ({ENTRY_POINTS[name]} are not supported yet)"
+                continue
+            try:
+                handler(address, session)
+            except errors.OpError as e:
+                session.errors.append(e)
+            except Exception as e:  # a bug on the Python side of a registration: still roll back
+                session.errors.append(errors.InternalError(None, None, f"{type(e).__name__}: {e}"))
+            record.entry_points[name] = "called"
+            error = session.failure(name)
+            if error is not None:
+                session.rollback()
+                raise error
+        session.commit()
+
+
+def load_native_library(path: str | os.PathLike[str], *, origin: str, raise_errors: bool) -> PluginRecord:
+    """Load one native plugin (once per real path); returns its record.
+
+    On failure the plugin's registrations are rolled back and the error is raised
+    (``raise_errors``, explicit loads) or reported with a RuntimeWarning naming the
+    file and the cause (discovery). A library that failed before fails again the
+    same way without being re-run.
+    """
+    real_path = os.path.realpath(path)
+    with REGISTRY.lock:
+        record = REGISTRY.records.get(real_path)
+        if record is None:
+            record = PluginRecord(
+                name=Path(path).name, path=str(path), real_path=real_path, kind="native", origin=origin
+            )
+            REGISTRY.records[real_path] = record
+            try:
+                _initialise(record)
+            except errors.OpError as e:
+                record.error = e
+            except Exception as e:  # never let a plugin take the host down when it can be caught
+                record.error = errors.InternalError(None, None, f"{record.path}: {type(e).__name__}: {e}")
+            if record.error is not None and not raise_errors:
+                warn_plugin_failure(record)
+        if record.error is not None and raise_errors:
+            raise record.error
+        return record
+
+
+def warn_plugin_failure(record: PluginRecord) -> None:
+    """The warning for a plugin that failed to load: the file, the error class and message."""
+    assert record.error is not None
+    warnings.warn(
+        f"modtensor: plugin {record.path} was not loaded ({type(record.error).__name__}: {record.error.message}); "
+        "its registrations were rolled back and modtensor continues without it",
+        RuntimeWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,68 @@
+"""The native bridge: the only Python code that deals with the C API's pointers.
+
+``bridge()`` loads the shim library (``libmodtensor_framework.so``) with global
+symbol visibility, so plugins built without linking anything resolve their
+``TF_*`` symbols from it, then imports the ``_bridge`` extension and attaches
+the Python runtime to the shim (the callback table, see csrc/shim/mt_internal.h).
+It does this once, on first use: ``import modtensor`` never loads native code.
+
+``MODTENSOR_SHIM_LIBRARY`` names another build of the shim to load instead (the
+AddressSanitizer test uses it); it must have the same soname.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from types import ModuleType
+
+from modtensor.framework import errors
+
+__all__ = ["SHIM_FILE", "bridge", "shim_path"]
+
+SHIM_FILE = "libmodtensor_framework.so"
+
+_LOCK = threading.Lock()
+_attached: ModuleType | None = None
+_shim: ctypes.CDLL | None = None
+
+
+def shim_path() -> Path:
+    """Where the shim library is: ``modtensor/lib/libmodtensor_framework.so`` (or ``$MODTENSOR_SHIM_LIBRARY``)."""
+    override = os.environ.get("MODTENSOR_SHIM_LIBRARY")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parent.parent.parent / "lib" / SHIM_FILE
+
+
+def bridge() -> ModuleType:
+    """The ``_bridge`` extension with the shim loaded globally and the runtime attached (first call does it)."""
+    global _attached, _shim
+    if _attached is not None:
+        return _attached
+    with _LOCK:
+        if _attached is not None:
+            return _attached
+        path = shim_path()
+        if not path.is_file():
+            raise errors.FailedPreconditionError(
+                None,
+                None,
+                f"modtensor's native library {path} is missing, so native plugins cannot be loaded. "
+                "Reinstall modtensor from source with a C compiler available (pip install .), or for a "
+                "development checkout build it in place (pip install -e .).",
+            )
+        try:
+            _shim = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+            from modtensor.plugin.native import _bridge as module  # links against the shim loaded above
+        except (OSError, ImportError) as e:
+            raise errors.FailedPreconditionError(
+                None, None, f"modtensor's native library {path} cannot be loaded: {e}. Reinstall modtensor."
+            ) from e
+        from modtensor.plugin.native import hooks
+
+        module.install(hooks, hooks.numpy_dtype_table())
+        _attached = module
+        return module

@@ -1,0 +1,168 @@
+"""Kernels written in C (TF_RegisterKernelBuilder), adapted onto the runtime's kernel API.
+
+A registered TF_KernelBuilder becomes an ordinary ``KernelRegistration`` in the
+one ``KernelRegistry``; its factory builds a ``NativeKernel``, an ``OpKernel``
+whose ``compute`` is the bridge's C function: executor and eager run C kernels
+exactly like Python ones (``OpKernel.run``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modtensor.framework import errors
+from modtensor.framework import node_def as node_def_lib
+from modtensor.framework.graph import GRAPH_DEF_VERSION
+from modtensor.framework.op_registry import global_registry
+from modtensor.framework.protos import types_pb2
+from modtensor.plugin.registry import active_session
+from modtensor.runtime.kernel_registry import KernelRegistration, global_kernel_registry
+from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, with_node_context
+
+__all__ = ["NativeKernel", "NativeKernelSpec", "register_native_kernel"]
+
+NATIVE_SOURCE = "<native code outside a plugin load>"
+
+
+class NativeKernelSpec:
+    """A registered C kernel: its builder (kept alive here), what it declared, and where it came from.
+
+    Calling it with an ``OpKernelConstruction`` builds a ``NativeKernel`` (it is the
+    registration's factory).
+    """
+
+    def __init__(self, capsule: Any, kernel_name: str, info: dict[str, Any], source: str):
+        self.capsule = capsule
+        self.kernel_name = kernel_name
+        self.info = info
+        self.source = source
+        self.__name__ = f"NativeKernel[{info['op']}]"
+
+    def __call__(self, ctx: OpKernelConstruction) -> NativeKernel:
+        return NativeKernel(ctx, self)
+
+    def __repr__(self) -> str:
+        return f"<C kernel '{self.kernel_name}' for {self.info['op']} on {self.info['device_type']} from {self.source}>"
+
+
+class NativeKernel(OpKernel):
+    """One C kernel instance (a node on a device): the plugin's create ran in the constructor."""
+
+    def __init__(self, ctx: OpKernelConstruction, spec: NativeKernelSpec):
+        from modtensor.plugin.native import bridge
+
+        super().__init__(ctx)
+        self.spec = spec
+        device = ctx.device
+        ranges = node_def_lib.arg_ranges(ctx.node_def, ctx.op_def, "input")
+        info = (
+            ctx.name,
+            device.name,
+            int(getattr(device, "ordinal", 0)),
+            device.device_type == "CPU" and getattr(device, "compute_stream", None) is None,
+            [t.base_dtype.as_datatype_enum for t in ctx.input_types],
+            [t.base_dtype.as_datatype_enum for t in ctx.output_types],
+            [bool(h) for h in self.input_host_memory],
+            [bool(h) for h in self.output_host_memory],
+            list(ctx.node_def.input),
+            [(name, start, stop) for name, (start, stop) in ranges.items()],
+            GRAPH_DEF_VERSION,
+        )
+        self._native = bridge().Kernel(spec.capsule, ctx, info)
+        if self._native.failure is not None:
+            code, message = self._native.failure
+            ctx.fail(self.plugin_error(code, message, during="construction"))
+        # The C function itself: OpKernel.run calls it with no Python frame in between.
+        self.compute = self._native.compute  # type: ignore[method-assign]
+
+    def plugin_error(self, code: int, message: str, *, during: str = "compute") -> errors.OpError:
+        """The OpError for a TF_Status the plugin reported, naming the plugin, the op and the node."""
+        cls = errors.exception_type_from_error_code(code)
+        text = (
+            f"{message}\n\t [{during} of the {self.device.device_type} kernel for op '{self.type_string}' "
+            f"from plugin {self.spec.source}]"
+        )
+        return with_node_context(cls(self.node_def, None, text), self.node_def)
+
+
+def _check_against_op(op: str, device: str, info: dict[str, Any], where: str) -> None:
+    registration = global_registry().lookup(op)
+    if registration is None:
+        raise errors.NotFoundError(
+            None,
+            None,
+            f"{where}: op '{op}' is not registered. Register the op (TF_RegisterOpDefinition) before its kernels, "
+            "or load the plugin that defines it first.",
+        )
+    op_def = registration.op_def
+    attrs = {a.name: a.type for a in op_def.attr}
+    for attr, _ in info["constraints"]:
+        if attrs.get(attr) not in ("type", "list(type)"):
+            have = ", ".join(sorted(n for n, t in attrs.items() if t in ("type", "list(type)"))) or "none"
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"{where}: type constraint on attr '{attr}', which is not a type attr of op '{op}' "
+                f"(its type attrs: {have})",
+            )
+    args = {a.name for a in (*op_def.input_arg, *op_def.output_arg)}
+    for arg in info["host_memory"]:
+        if arg not in args:
+            raise errors.InvalidArgumentError(
+                None, None, f"{where}: HostMemory('{arg}') names no input or output of op '{op}'"
+            )
+
+
+def register_native_kernel(kernel_name: str, kernel_def: bytes | None, capsule: Any) -> KernelRegistration:
+    """TF_RegisterKernelBuilder(WithKernelDef): file the builder in the global KernelRegistry.
+
+    Errors (a kernel for an unknown op, a constraint on a non-type attr, a duplicate
+    registration) are recorded on the plugin being loaded, so it is rolled back, and
+    raised so the plugin's TF_Status sees them too.
+    """
+    from modtensor.plugin.native import bridge
+    from modtensor.plugin.native.kernel_def import parse_kernel_def
+
+    session = active_session()
+    source = session.record.path if session is not None else NATIVE_SOURCE
+    info = bridge().kernel_builder_info(capsule)
+    try:
+        if kernel_def is not None:
+            parsed = parse_kernel_def(kernel_def)
+            info.update(
+                op=parsed.op or info["op"],
+                device_type=parsed.device_type or info["device_type"],
+                constraints=[(name, t) for name, types in parsed.constraints.items() for t in types],
+                host_memory=list(parsed.host_memory),
+                label=parsed.label,
+                priority=parsed.priority,
+            )
+        op, device = info["op"], info["device_type"]
+        where = f"Kernel '{kernel_name}' for op '{op}' on {device}"
+        if not info["has_compute"]:
+            raise errors.InvalidArgumentError(None, None, f"{where}: the builder has no compute function")
+        _check_against_op(op, device, info, where)
+        constraints: dict[str, list[int]] = {}
+        for attr, dtype in info["constraints"]:
+            if dtype not in types_pb2.DataType.values():
+                raise errors.InvalidArgumentError(None, None, f"{where}: unknown DataType {dtype} for attr '{attr}'")
+            constraints.setdefault(attr, []).append(dtype)
+        spec = NativeKernelSpec(capsule, kernel_name, info, source)
+        registration = global_kernel_registry().register(
+            op,
+            device,
+            spec,
+            constraints=constraints,
+            host_memory=info["host_memory"],
+            priority=info["priority"],
+            label=info["label"],
+            source=source,
+        )
+    except errors.OpError as e:
+        error = type(e)(None, None, f"TF_RegisterKernelBuilder('{kernel_name}') failed: {e.message}")
+        if session is not None:
+            session.errors.append(error)
+        raise error from None
+    if session is not None:
+        session.kernels.append(registration)
+    return registration

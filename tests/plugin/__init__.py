@@ -1,0 +1,1 @@
+"""Tests of native and Python plugins (issue 4)."""

@@ -1,0 +1,2 @@
+/* A shared library that is not a plugin: no entry point. */
+int mt_not_a_plugin(void) { return 42; }
