@@ -17,8 +17,14 @@ import numpy as np
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import constant, convert_to_tensor, is_tensor, op_scope
 from modtensor.framework import dtypes
+from modtensor.framework import graph as _graph_lib
 from modtensor.framework.graph import SymbolicTensor
 from modtensor.framework.tensor import Tensor
+from modtensor.runtime import context as _runtime_context
+from modtensor.runtime import eager as _eager
+from modtensor.runtime.eager import EagerTensor
+
+_graph_stack = _graph_lib._default_graph_stack
 
 __all__ = [
     "abs",
@@ -72,6 +78,16 @@ __all__ = [
 
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``x + y`` elementwise with broadcasting (``AddV2``; ``Add`` for strings)."""
+    if (
+        type(x) is EagerTensor
+        and type(y) is EagerTensor
+        and x._dtype is y._dtype
+        and x._dtype is not dtypes.string
+        and _executing_eagerly()
+    ):
+        out = _eager.run_cached2("AddV2", x, y, None)
+        if out is not None:
+            return out
     with op_scope(name, "Add", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
@@ -210,6 +226,10 @@ def abs(x: Any, name: str | None = None) -> Tensor:
 
 
 def _scoped_unary(op_type: str, x: Any, name: str | None) -> Tensor:
+    if type(x) is EagerTensor and _executing_eagerly():
+        out = _eager.run_cached1(op_type, (), x, None)
+        if out is not None:
+            return out
     with op_scope(name, op_type, [x]) as scope:
         x = convert_to_tensor(x, name="x")
         return apply_op(op_type, name=scope, x=x)
@@ -366,9 +386,25 @@ def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
 # --------------------------------------------------------------------------- cast
 
 
+# The cache-key signature of a converted int32 host input, computed on first use.
+_INDEX_SIG: list[int] = []
+
+# DType -> the cache-key attrs of an eager ``Cast`` to it.
+_CAST_ATTRS: dict[dtypes.DType, tuple[Any, ...]] = {}
+
+
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """``x`` converted to ``dtype`` (``Cast``: floats truncate toward zero, nonzero -> True); same dtype: ``x``."""
     base = dtypes.as_dtype(dtype).base_dtype
+    if type(x) is EagerTensor and _executing_eagerly():
+        if x._dtype is base:
+            return x
+        attrs = _CAST_ATTRS.get(base)
+        if attrs is None:
+            attrs = _CAST_ATTRS[base] = _eager.frozen_attrs(DstT=base)
+        out = _eager.run_cached1("Cast", attrs, x, None)
+        if out is not None:
+            return out
     if is_tensor(x) and x.dtype.base_dtype == base:
         return x
     with op_scope(name, "Cast", [x]) as scope:
@@ -379,6 +415,15 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
 
 
 # --------------------------------------------------------------------------- matmul
+
+
+def _executing_eagerly() -> bool:
+    return _runtime_context._eager_enabled and not _graph_stack()
+
+
+# The cache-key attrs of an eager ``MatMul`` without flags, as ``apply_op`` passes them.
+_MATMUL_ATTRS = _eager.frozen_attrs(transpose_a=False, transpose_b=False, grad_a=False, grad_b=False)
+_run_cached = _eager.run_cached
 
 
 def _conj_real(x: Tensor, what: str) -> Tensor:
@@ -409,6 +454,19 @@ def matmul(
     ``adjoint_*`` equals ``transpose_*`` for real types. ``a_is_sparse``/``b_is_sparse``
     are hints only (TF may pick ``SparseMatMul``; the result is the same).
     """
+    if (
+        type(a) is EagerTensor
+        and type(b) is EagerTensor
+        and not (transpose_a or transpose_b or adjoint_a or adjoint_b or grad_a or grad_b)
+        and output_type is None
+        and len(a._value.shape) == 2
+        and len(b._value.shape) == 2
+        and _executing_eagerly()
+    ):
+        # Eager hot path: two matrices, no flags; the cached kernel runs with the attrs' precomputed key.
+        out = _run_cached("MatMul", _MATMUL_ATTRS, (a, b), name)
+        if out is not None:
+            return out
     with op_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
             raise ValueError(
@@ -485,8 +543,42 @@ def _may_reduce_to_scalar(keepdims: bool, axis: Any, output: Tensor) -> Tensor:
     return output
 
 
+def _eager_axes(value: EagerTensor, axis: Any) -> np.ndarray | None:
+    """The host int32 axes array an eager reduction over ``axis`` (None or a python int) converts to; else None."""
+    if axis is None:
+        rank = len(value._value.shape)
+        return _ALL_AXES[rank] if 0 < rank < len(_ALL_AXES) else None
+    if type(axis) is int and -(2**31) <= axis < 2**31:
+        found = _INT_AXES.get(axis)
+        if found is None:
+            found = np.array(axis, np.int32)
+            found.flags.writeable = False
+            _INT_AXES[axis] = found
+        return found
+    return None
+
+
+_INT_AXES: dict[int, np.ndarray] = {}
+_KEEP_DIMS_ATTRS = {flag: _eager.frozen_attrs(keep_dims=flag) for flag in (False, True)}
+
+
 def _reduce(op_type: str, input_tensor: Any, axis: Any, keepdims: Any, name: str | None) -> Tensor:
     keepdims = False if keepdims is None else bool(keepdims)
+    if type(input_tensor) is EagerTensor and _executing_eagerly():
+        # Eager hot path: the axes as the host array the op call would convert them to, and the cached kernel.
+        axes = _eager_axes(input_tensor, axis)
+        if axes is not None:
+            if not _INDEX_SIG:
+                _INDEX_SIG.append(_eager.signature(dtypes.int32))
+            out = _eager.run_cached_values(
+                op_type,
+                _KEEP_DIMS_ATTRS[keepdims],
+                (input_tensor._sig, _INDEX_SIG[0]),
+                [input_tensor._value, axes],
+                name,
+            )
+            if out is not None:
+                return out
     dims = _reduction_dims(input_tensor, axis)
     output = apply_op(op_type, name=name, input=input_tensor, reduction_indices=dims, keep_dims=keepdims)
     return _may_reduce_to_scalar(keepdims, axis, output)

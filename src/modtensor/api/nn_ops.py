@@ -19,8 +19,14 @@ from modtensor.api.array_ops import concat, rank, transpose
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import constant_value, convert_to_tensor, is_tensor, op_scope
 from modtensor.framework import dtypes, errors
+from modtensor.framework import graph as _graph_lib
 from modtensor.framework.graph import SymbolicTensor
 from modtensor.framework.tensor import Tensor
+from modtensor.runtime import context as _runtime_context
+from modtensor.runtime.eager import EagerTensor, run_cached1
+
+_graph_stack = _graph_lib._default_graph_stack
+_run_cached1 = run_cached1
 
 __all__: list[str] = []
 
@@ -29,6 +35,10 @@ __all__: list[str] = []
 
 def relu(features: Any, name: str | None = None) -> Tensor:
     """``max(features, 0)`` (``Relu``)."""
+    if type(features) is EagerTensor and _runtime_context._eager_enabled and not _graph_stack():
+        out = _run_cached1("Relu", (), features, name)  # eager hot path: the cached kernel, no kwargs
+        if out is not None:
+            return out
     return apply_op("Relu", name=name, features=features)
 
 

@@ -91,12 +91,15 @@ def _binary(
     a cached kernel for it is called directly (the hot path of eager code).
     """
 
+    # DTypes are interned: membership by id skips DType.__hash__/__eq__, which are Python code.
+    fast_ids = frozenset(id(d) for d in fast_dtypes)
+
     def binary_op(x: Any, y: Any) -> Any:
         if (
             type(x) is EagerTensor
             and type(y) is EagerTensor
             and x._dtype is y._dtype
-            and x._dtype in fast_dtypes
+            and id(x._dtype) in fast_ids
             and runtime_context._eager_enabled
             and not _graph_stack()
         ):
@@ -106,7 +109,7 @@ def _binary(
         elif (
             type(x) is EagerTensor
             and (type(y) is float or type(y) is int)
-            and x._dtype in fast_dtypes
+            and id(x._dtype) in fast_ids
             and runtime_context._eager_enabled
             and not _graph_stack()
         ):
@@ -122,7 +125,7 @@ def _binary(
         if (
             (type(x) is float or type(x) is int)
             and type(y) is EagerTensor
-            and y._dtype in fast_dtypes
+            and id(y._dtype) in fast_ids
             and runtime_context._eager_enabled
             and not _graph_stack()
         ):
@@ -366,7 +369,19 @@ def _index_value(index: Any) -> Any:
 
 def _spec_key(slice_spec: Any) -> tuple[Any, ...] | None:
     """A hashable form of a slice spec made only of python ints, slices of ints, ``...`` and ``None``; else None."""
-    items = slice_spec if type(slice_spec) is tuple else (slice_spec,)
+    kind = type(slice_spec)
+    if kind is int:
+        return (slice_spec,)
+    if kind is slice:
+        start, stop, step = slice_spec.start, slice_spec.stop, slice_spec.step
+        if (
+            (start is None or type(start) is int)
+            and (stop is None or type(stop) is int)
+            and (step is None or type(step) is int)
+        ):
+            return ((start, stop, step),)
+        return None
+    items = slice_spec if kind is tuple else (slice_spec,)
     key: list[Any] = []
     for s in items:
         kind = type(s)
@@ -384,10 +399,12 @@ def _spec_key(slice_spec: Any) -> tuple[Any, ...] | None:
     return tuple(key)
 
 
-# Python-only slice specs -> (begin, end, strides arrays, masks): eager code indexes in loops with few specs.
-_EAGER_SPECS: dict[tuple[Any, ...], tuple[dict[str, Any], tuple[Any, ...]]] = {}
+# Python-only slice specs -> (op kwargs, attr key, [begin, end, strides]): eager code indexes in loops with few specs.
+_EAGER_SPECS: dict[tuple[Any, ...], tuple[dict[str, Any], tuple[Any, ...], list[Any]]] = {}
 _MAX_EAGER_SPECS = 4096
 _STRIDED_SLICE_NAME = "strided_slice/"
+_INDEX_SIG: list[int] = []  # the signature of an int32 index input, computed on first use
+_run_cached_values = eager.run_cached_values
 
 
 def _eager_getitem(tensor: EagerTensor, key: tuple[Any, ...], slice_spec: Any) -> Any:
@@ -399,14 +416,20 @@ def _eager_getitem(tensor: EagerTensor, key: tuple[Any, ...], slice_spec: Any) -
             array.flags.writeable = False  # shared by every call with this spec
         if len(_EAGER_SPECS) >= _MAX_EAGER_SPECS:
             _EAGER_SPECS.clear()
-        found = _EAGER_SPECS[key] = ({**packed, **masks}, eager.frozen_attrs(**masks))
-    kwargs, attr_items = found
-    index_sig = eager.signature(dtypes.int32)
-    out = eager.run_cached_values(
+        found = _EAGER_SPECS[key] = (
+            {**packed, **masks},
+            eager.frozen_attrs(**masks),
+            [packed["begin"], packed["end"], packed["strides"]],
+        )
+    kwargs, attr_items, indices = found
+    if not _INDEX_SIG:
+        _INDEX_SIG.append(eager.signature(dtypes.int32))
+    index_sig = _INDEX_SIG[0]
+    out = _run_cached_values(
         "StridedSlice",
         attr_items,
         (tensor._sig, index_sig, index_sig, index_sig),
-        [tensor._value, kwargs["begin"], kwargs["end"], kwargs["strides"]],
+        [tensor._value, *indices],
         _STRIDED_SLICE_NAME,
     )
     if out is not None:

@@ -41,6 +41,7 @@ __all__ = [
     "execute",
     "frozen_attrs",
     "run_cached",
+    "run_cached1",
     "run_cached2",
     "run_cached_values",
     "run_with_python_operand",
@@ -759,21 +760,36 @@ def apply_op_eager(op_type: str, name: str | None, kwargs: dict[str, Any]) -> An
     info = _INFOS.get(op_type) or _op_info(op_type)
     scope = _thread.device
     names = info.single_names
-    if names is not None and len(kwargs) == len(names):
-        # Hot path: one or two eager tensors, no attrs, key already cached.
+    if names is not None:
+        # Hot path: every input a single eager tensor, key already cached (attrs frozen as the key holds them).
         scope_name = None if scope is None else scope.name
-        if len(names) == 2:
+        n = len(names)
+        if len(kwargs) == n:
+            attrs: tuple[Any, ...] = ()
+        else:
+            keys = info.input_keys
+            attrs = tuple([(k, _freeze(v)) for k, v in kwargs.items() if k not in keys])
+        if n == 2:
             a, b = kwargs.get(names[0]), kwargs.get(names[1])
             if type(a) is EagerTensor and type(b) is EagerTensor:
-                entry = _CACHE.get((op_type, scope_name, (), a._sig, b._sig))
+                entry = _CACHE.get((op_type, scope_name, attrs, a._sig, b._sig))
                 if entry is not None:
                     return entry.run([a._value, b._value], name)
-        elif len(names) == 1:
+        elif n == 1:
             a = kwargs.get(names[0])
             if type(a) is EagerTensor:
-                entry = _CACHE.get((op_type, scope_name, (), a._sig))
+                entry = _CACHE.get((op_type, scope_name, attrs, a._sig))
                 if entry is not None:
                     return entry.run([a._value], name)
+        else:
+            tensors = [kwargs.get(k) for k in names]
+            for t in tensors:
+                if type(t) is not EagerTensor:
+                    break
+            else:
+                entry = _CACHE.get((op_type, scope_name, attrs, *[t._sig for t in tensors]))
+                if entry is not None:
+                    return entry.run([t._value for t in tensors], name)
     if len(kwargs) > info.n_inputs:
         attr_items = tuple([(k, _freeze(v)) for k, v in kwargs.items() if k not in info.input_keys])
     else:
@@ -819,13 +835,55 @@ def signature(dtype: dtypes.DType, device: Device | None = None) -> int:
     return _sig(dtype, device)
 
 
+def run_cached1(op_type: str, attr_items: tuple[Any, ...], x: EagerTensor, name: str | None) -> Any:
+    """:func:`run_cached` for a one-input op (unary wrappers' hot path)."""
+    scope = _thread.device
+    entry = _CACHE.get((op_type, None if scope is None else scope.name, attr_items, x._sig))
+    if entry is None:
+        return None
+    call = entry.call
+    if call is None or entry.copies is not None:
+        return entry.run([x._value], name)
+    try:
+        out = call(x._value)
+    except Exception as exc:
+        raise _kernel_error(exc, op_type, name, entry.device) from exc
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype is not entry.out_np0 and out.dtype != entry.out_np0:
+        entry._bad_dtype(0, out)
+    t = _new(EagerTensor)
+    t._value = out
+    t._dtype = entry.out_dtype0
+    t._device = entry.device
+    t._sig = entry.out_sig0
+    return t
+
+
 def run_cached2(op_type: str, x: EagerTensor, y: EagerTensor, name: str | None) -> Any:
     """:func:`run_cached` for a two-input op without attrs (binary operators' hot path)."""
     scope = _thread.device
     entry = _CACHE.get((op_type, None if scope is None else scope.name, (), x._sig, y._sig))
     if entry is None:
         return None
-    return entry.run([x._value, y._value], name)
+    call = entry.call
+    if call is None or entry.copies is not None:
+        return entry.run([x._value, y._value], name)
+    # Inlined Entry.run for a prepared one-output host call: no input list, no copy plan.
+    try:
+        out = call(x._value, y._value)
+    except Exception as exc:
+        raise _kernel_error(exc, op_type, name, entry.device) from exc
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype is not entry.out_np0 and out.dtype != entry.out_np0:
+        entry._bad_dtype(0, out)
+    t = _new(EagerTensor)
+    t._value = out
+    t._dtype = entry.out_dtype0
+    t._device = entry.device
+    t._sig = entry.out_sig0
+    return t
 
 
 def run_with_python_operand(op_type: str, tensor: EagerTensor, value: Any, reflected: bool, name: str | None) -> Any:

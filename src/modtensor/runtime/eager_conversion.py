@@ -82,6 +82,14 @@ def convert_value(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
             return np.array(value, _NP_INT32)
     elif kind is bool and (dtype is None or dtype is dtypes.bool):
         return np.array(value, _NP_BOOL)
+    elif (kind is list or kind is tuple) and value and (dtype is None or dtype is dtypes.int32):
+        # A flat list of python ints that fit int32 (shapes, axes, perms): the common case, kept cheap.
+        for v in value:
+            if type(v) is not int:
+                break
+        else:
+            if min(value) >= _INT32_MIN and max(value) <= _INT32_MAX:
+                return np.array(value, _NP_INT32)
     if isinstance(value, (np.ndarray, np.generic)):
         array = _convert_numpy(np.asarray(value), value, dtype)
         if array is value and value.flags.writeable:

@@ -48,6 +48,10 @@ __all__ = ["Executor", "ExecutorRun", "KernelCache"]
 KernelCache = MutableMapping[tuple[str, str], tuple[node_def_pb2.NodeDef, OpKernel]]
 
 
+# Plan entry kinds: a prepared function with 1, 2 or n inputs, a kernel run with a context, a transfer.
+_CALL1, _CALL2, _CALLN, _CONTEXT, _TRANSFER = 0, 1, 2, 3, 4
+
+
 class _SendStep:
     """A ``_Send``/``_HostSend``: hands its input to the rendezvous."""
 
@@ -147,11 +151,13 @@ class Executor:
         return kernel
 
     def _compile(self, steps: list[Any], in_types: list[list[int]], out_types: list[list[int]]) -> list[tuple]:
-        """Per node: (kernel, call, in_slots, take, out_start, out_stop, drop, transfer).
+        """Per node: (kind, kernel, call, first_slot, second_slot, in_slots, take, out_start, out_stop, drop,
+        expected_np_dtype, transfer); ``kind`` picks the run loop's branch without further tests.
 
-        ``call`` is a FunctionKernel's prepared function (one non-list output, no list
-        inputs): the run calls it directly and checks the output dtype itself, which
-        skips the kernel context (such kernels never forward buffers).
+        ``call`` is a kernel's prepared function (a FunctionKernel with one non-list
+        output and no list inputs; on the host also Const and Identity): the run calls
+        it directly and checks the output dtype itself, which skips the kernel context
+        (such kernels never forward buffers; Identity passes its input's through).
         """
         base: dict[str, int] = {}
         total = 0
@@ -193,15 +199,26 @@ class Executor:
             stop = start + len(out_types[position])
             drop = tuple(s for s in range(start, stop) if s not in last_use)
             if isinstance(step, OpKernel):
-                prepare = getattr(step, "prepared_call", None) if isinstance(step, FunctionKernel) else None
+                # FunctionKernels everywhere; other kernels offering a direct call (Const, Identity) on the host only.
+                if isinstance(step, FunctionKernel) or self.device.is_host:
+                    prepare = getattr(step, "prepared_call", None)
+                else:
+                    prepare = None
                 call = prepare() if prepare is not None else None
-                plan.append((step, call, tuple(slots), take, start, stop, drop, None))
+                if call is None:
+                    kind = _CONTEXT
+                else:
+                    kind = _CALL1 if len(slots) == 1 else _CALL2 if len(slots) == 2 else _CALLN
+                first = slots[0] if slots else -1
+                second = slots[1] if len(slots) > 1 else -1
+                expected = step._expected_np[0] if step._expected_np else None
+                plan.append((kind, step, call, first, second, tuple(slots), take, start, stop, drop, expected, None))
                 continue
             if isinstance(step, _SendStep):
                 step.slot, step.take = slots[0], bool(take)
             else:
                 step.slot = start
-            plan.append((None, None, (), (), start, stop, drop, step))
+            plan.append((_TRANSFER, None, None, -1, -1, (), (), start, stop, drop, None, step))
         return plan
 
     @staticmethod
@@ -314,28 +331,27 @@ class ExecutorRun:
         n = len(plan)
         try:
             while i < n:
-                kernel, call, in_slots, take, start, stop, drop, transfer = plan[i]
-                if call is not None:
-                    if len(in_slots) == 1:
-                        out = call(values[in_slots[0]])
-                    elif len(in_slots) == 2:
-                        out = call(values[in_slots[0]], values[in_slots[1]])
+                kind, kernel, call, first, second, in_slots, take, start, stop, drop, expected, transfer = plan[i]
+                if kind <= _CALLN:
+                    if kind == _CALL2:
+                        out = call(values[first], values[second])
+                    elif kind == _CALL1:
+                        out = call(values[first])
                     else:
                         out = call(*[values[s] for s in in_slots])
                     for s in take:
                         values[s] = None
                     if type(out) is not np.ndarray:
                         out = np.asarray(out)
-                    if out.dtype != kernel._expected_np[0] and kernel._expected_np[0] is not None:
+                    if out.dtype is not expected and expected is not None and out.dtype != expected:
                         _raise_dtype_error(kernel, out)
                     values[start] = out
                     out = None
-                elif transfer is None:
-                    inputs = [values[in_slots[0]]] if len(in_slots) == 1 else [values[s] for s in in_slots]
+                elif kind == _CONTEXT:
+                    inputs = [values[first]] if len(in_slots) == 1 else [values[s] for s in in_slots]
                     for s in take:
                         values[s] = None
-                    ctx = OpKernelContext(kernel, inputs)
-                    ctx.step_id = step_id
+                    ctx = OpKernelContext(kernel, inputs, step_id=step_id)
                     # No local may keep the outputs list: the next kernel could not forward them.
                     if stop - start == 1:
                         values[start] = kernel.run(ctx)[0]
@@ -366,7 +382,7 @@ class ExecutorRun:
         i = self._position
         try:
             while i < len(plan):
-                kernel, _call, in_slots, take, start, stop, drop, transfer = plan[i]
+                _kind, kernel, _call, _a, _b, in_slots, take, start, stop, drop, _expected, transfer = plan[i]
                 wall = time.time_ns()
                 t0 = time.perf_counter_ns()
                 if transfer is None:

@@ -432,6 +432,22 @@ def _parameters(fn: Callable[..., Any]) -> tuple[frozenset[str], bool]:
     return found
 
 
+_DEFAULTS: dict[Any, dict[str, Any]] = {}
+
+
+def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The keyword defaults of ``fn``'s parameters (cached per function)."""
+    found = _DEFAULTS.get(fn)
+    if found is None:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            params = ()  # type: ignore[assignment]
+        found = {p.name: p.default for p in params if p.default is not p.empty}
+        _DEFAULTS[fn] = found
+    return found
+
+
 class FunctionKernel(OpKernel):
     """A stateless kernel from a function with the OP_FUNCTIONS calling convention (see kernels/cpu)."""
 
@@ -472,7 +488,14 @@ class FunctionKernel(OpKernel):
         output dtype itself; the result may be a numpy scalar (wrap it with ``np.asarray``)."""
         if self._groups is not None or not self._single:
             return None
-        return functools.partial(self.fn, **self._kwargs) if self._kwargs else self.fn
+        # Attrs equal to the function's own defaults need not be passed: keyword binding costs per call.
+        defaults = _defaults(self.fn)
+        kwargs = {
+            k: v
+            for k, v in self._kwargs.items()
+            if k not in defaults or type(defaults[k]) is not type(v) or defaults[k] != v
+        }
+        return functools.partial(self.fn, **kwargs) if kwargs else self.fn
 
     def compute(self, ctx: OpKernelContext) -> None:
         """Call the function with the inputs (list args grouped) and set its result(s) as outputs."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.fp_quiet import quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import HALF_TYPES
 
 _HALF = HALF_TYPES
@@ -19,17 +20,33 @@ def _work(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32) if x.dtype in _HALF else x
 
 
+_ZEROS: dict[np.dtype, np.ndarray] = {}
+
+
+def _zero(dtype: np.dtype) -> np.ndarray:
+    """A 0-d zero of ``dtype`` (cached: making a numpy scalar costs as much as a small ufunc call)."""
+    found = _ZEROS.get(dtype)
+    if found is None:
+        found = _ZEROS[dtype] = np.zeros((), dtype)
+    return found
+
+
 def relu(features: np.ndarray) -> np.ndarray:
     """Relu: max(x, 0); NaN stays NaN as in TF."""
-    features = np.asarray(features)
-    return np.asarray(np.maximum(features, features.dtype.type(0)), dtype=features.dtype)
+    if type(features) is not np.ndarray:
+        features = np.asarray(features)
+    dt = features.dtype
+    out = np.maximum(features, _zero(dt), out=...)
+    return out if out.dtype == dt else out.astype(dt)
 
 
 def relu6(features: np.ndarray) -> np.ndarray:
     """Relu6: min(max(x, 0), 6); NaN stays NaN."""
-    features = np.asarray(features)
+    if type(features) is not np.ndarray:
+        features = np.asarray(features)
     t = features.dtype.type
-    return np.asarray(np.minimum(np.maximum(features, t(0)), t(6)), dtype=features.dtype)
+    out = np.maximum(features, t(0), out=...)
+    return np.minimum(out, t(6), out=out)
 
 
 def elu(features: np.ndarray) -> np.ndarray:
@@ -45,19 +62,29 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     """Sigmoid: 1 / (1 + exp(-x)), computed without overflow for large |x|."""
     x = np.asarray(x)
     w = _work(x)
-    with np.errstate(all="ignore"):
-        e = np.exp(-np.abs(w))
-        pos = 1 / (1 + e)
-        out = np.where(w >= 0, pos, e * pos)
-        out = np.where(np.isnan(w), w, out)
-    return np.asarray(out, dtype=x.dtype)
+    token = quiet_on()
+    try:
+        # e = exp(-|x|) <= 1 never overflows; NaN flows through every step to the output.
+        e = np.abs(w, out=...)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        pos = np.add(e, e.dtype.type(1), out=...)
+        np.reciprocal(pos, out=pos)  # 1 / (1 + e): sigmoid(|x|)
+        np.multiply(e, pos, out=e)  # e / (1 + e): sigmoid(-|x|)
+        out = np.where(w >= 0, pos, e)
+    finally:
+        quiet_off(token)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
 
 
 def tanh(x: np.ndarray) -> np.ndarray:
     """Tanh elementwise."""
     x = np.asarray(x)
-    with np.errstate(all="ignore"):
+    token = quiet_on()
+    try:
         return np.asarray(np.tanh(_work(x)), dtype=x.dtype)
+    finally:
+        quiet_off(token)
 
 
 def _check_logits(logits: np.ndarray) -> None:
@@ -66,15 +93,21 @@ def _check_logits(logits: np.ndarray) -> None:
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Softmax along the last axis, shifted by the row max for stability."""
+    """Softmax along the last axis, shifted by the row max for stability (in place on one buffer)."""
     logits = np.asarray(logits)
     _check_logits(logits)
     x = _work(logits)
-    with np.errstate(all="ignore"):
-        shifted = x - np.max(x, axis=-1, keepdims=True) if x.size else x
-        e = np.exp(shifted)
-        out = e / np.sum(e, axis=-1, keepdims=True)
-    return np.asarray(out, dtype=logits.dtype)
+    token = quiet_on()
+    try:
+        if x.size:
+            e = np.subtract(x, np.maximum.reduce(x, axis=-1, keepdims=True))
+            np.exp(e, out=e)
+        else:
+            e = np.exp(x)
+        out = np.divide(e, np.add.reduce(e, axis=-1, keepdims=True), out=e)
+    finally:
+        quiet_off(token)
+    return out if out.dtype == logits.dtype else out.astype(logits.dtype)
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
@@ -82,9 +115,12 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     logits = np.asarray(logits)
     _check_logits(logits)
     x = _work(logits)
-    with np.errstate(all="ignore"):
-        shifted = x - np.max(x, axis=-1, keepdims=True) if x.size else x
-        out = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    token = quiet_on()
+    try:
+        shifted = np.subtract(x, np.maximum.reduce(x, axis=-1, keepdims=True)) if x.size else x
+        out = shifted - np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
+    finally:
+        quiet_off(token)
     return np.asarray(out, dtype=logits.dtype)
 
 
@@ -101,9 +137,13 @@ def bias_add(value: np.ndarray, bias: np.ndarray, data_format: str = "NHWC") -> 
             "Must provide as many biases as the last dimension of the input tensor: "
             f"{shape_str(bias.shape)} vs. {shape_str(value.shape)}"
         )
-    b = bias.reshape((-1,) + (1,) * (value.ndim - 1 - channel_axis))
-    with np.errstate(all="ignore"):
-        return np.asarray(value + b, dtype=value.dtype)
+    b = bias.reshape((-1,) + (1,) * (value.ndim - 1 - channel_axis)) if channel_axis != value.ndim - 1 else bias
+    token = quiet_on()
+    try:
+        out = np.add(value, b, out=...)
+    finally:
+        quiet_off(token)
+    return out if out.dtype == value.dtype else out.astype(value.dtype)
 
 
 # Added with tf.nn.leaky_relu (frontend issue).

@@ -18,7 +18,10 @@ from modtensor.kernels.cpu.errors import invalid_argument, shape_str, unimplemen
 
 
 def _ints(x: Any) -> list[int]:
-    return [int(v) for v in np.asarray(x).reshape(-1)]
+    a = x if type(x) is np.ndarray else np.asarray(x)
+    if a.dtype.kind in "iu":
+        return a.reshape(-1).tolist()  # python ints already
+    return [int(v) for v in a.reshape(-1)]
 
 
 def _scalar(x: Any, what: str) -> int:
@@ -40,7 +43,10 @@ def reshape(tensor: np.ndarray, shape: np.ndarray) -> np.ndarray:
     for i, d in enumerate(dims):
         if d < -1:
             raise invalid_argument(f"Size {i} must be non-negative, not {d}")
-    known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+    known = 1
+    for d in dims:
+        if d != -1:
+            known *= d
     if unknown:
         if known == 0 or tensor.size % known != 0:
             if known == 0 and tensor.size == 0:
@@ -117,7 +123,10 @@ def pack(values: Sequence[np.ndarray], axis: int = 0) -> np.ndarray:
                 f"Shapes of all inputs must match: values[0].shape = {shape_str(vals[0].shape)} != "
                 f"values[{i}].shape = {shape_str(v.shape)}"
             )
-    return np.stack(vals, axis=axis % rank)
+    # Each value reshaped (a view) to have the new axis, then one concatenate: np.stack's own work, less Python.
+    at = axis % rank
+    shape = vals[0].shape[:at] + (1,) + vals[0].shape[at:]
+    return np.concatenate([v.reshape(shape) for v in vals], axis=at)
 
 
 def unpack(value: np.ndarray, num: int, axis: int = 0) -> tuple[np.ndarray, ...]:
@@ -266,7 +275,11 @@ def pad(input: np.ndarray, paddings: np.ndarray) -> np.ndarray:  # noqa: A002
     for a, b in pairs:
         if a < 0 or b < 0:
             raise invalid_argument(f"Paddings must be non-negative: {a} {b}")
-    return np.pad(input, pairs, mode="constant") if input.ndim else input.copy()
+    if not input.ndim:
+        return input.copy()
+    out = np.zeros(tuple(d + a + b for d, (a, b) in zip(input.shape, pairs, strict=True)), input.dtype)
+    out[tuple(builtins.slice(a, a + d) for d, (a, _) in zip(input.shape, pairs, strict=True))] = input
+    return out
 
 
 # Added with tf.pad's constant_values and REFLECT/SYMMETRIC modes (frontend issue).
@@ -355,7 +368,7 @@ def gather_v2(params: np.ndarray, indices: np.ndarray, axis: np.ndarray, batch_d
                 f"params.shape[{i}]: {params.shape[i]} should be equal to indices.shape[{i}]: {indices.shape[i]}"
             )
     limit = params.shape[a]
-    if indices.size and (np.any(indices < 0) or np.any(indices >= limit)):
+    if indices.size and (np.minimum.reduce(indices, axis=None) < 0 or np.maximum.reduce(indices, axis=None) >= limit):
         raise invalid_argument(_bad_index_message(indices, limit))
     if bd == 0:
         return np.take(params, indices, axis=a)

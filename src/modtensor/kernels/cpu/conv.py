@@ -1,9 +1,10 @@
 """2-D convolutions with TensorFlow's semantics: Conv2D and DepthwiseConv2dNative.
 
 The input is padded once, viewed as patches through stride tricks (no copy),
-and contracted with the filter by BLAS (``np.tensordot``: im2col + GEMM).
-NCHW inputs are transposed to NHWC and back. Depthwise convolution sums
-KH*KW shifted, broadcast products, which needs no im2col buffer at all.
+and contracted with the filter by one BLAS GEMM (im2col; a 1x1 stride-1 filter
+multiplies the input directly). NCHW inputs are transposed to NHWC and back.
+Depthwise convolution sums KH*KW shifted, broadcast products in place, which
+needs no im2col buffer at all.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from modtensor.kernels.cpu import windows
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str, unimplemented
+from modtensor.kernels.cpu.fp_quiet import quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import widen
 
 
@@ -83,21 +85,43 @@ def conv2d(
     strides_hw, dilations_hw, axes = _geometry(x, (kh, kw), strides, padding, explicit_paddings, data_format, dilations)
     work = widen(x)
     w = widen(filter)
-    cols = windows.patches(windows.pad_nhwc(work, axes), axes, (kh, kw), strides_hw, dilations_hw)
-    with np.errstate(all="ignore"):
+    token = quiet_on()
+    try:
         if groups == 1:
-            out = np.tensordot(cols, w, axes=([3, 4, 5], [0, 1, 2]))
+            out = _conv_gemm(work, w, axes, strides_hw, dilations_hw)
         else:
             per = out_c // groups
             out = np.concatenate(
                 [
-                    np.tensordot(cols[..., g * f_in : (g + 1) * f_in], w[..., g * per : (g + 1) * per],
-                                 axes=([3, 4, 5], [0, 1, 2]))
+                    _conv_gemm(work[..., g * f_in : (g + 1) * f_in], w[..., g * per : (g + 1) * per], axes,
+                               strides_hw, dilations_hw)
                     for g in range(groups)
                 ],
                 axis=-1,
             )  # fmt: skip
+    finally:
+        quiet_off(token)
     return from_nhwc(out.astype(input.dtype, copy=False), data_format)
+
+
+def _conv_gemm(
+    x: np.ndarray,
+    w: np.ndarray,
+    axes: tuple[windows.Axis, windows.Axis],
+    strides_hw: tuple[int, int],
+    dilations_hw: tuple[int, int],
+) -> np.ndarray:
+    """One group's convolution as a single GEMM: [N*OH*OW, KH*KW*C] patches (im2col) times [KH*KW*C, OC].
+
+    A 1x1 filter with stride 1 and no padding needs no im2col: the input is the patch matrix.
+    """
+    kh, kw, c, oc = w.shape
+    n, oh, ow = x.shape[0], axes[0].out, axes[1].out
+    w2 = w.reshape(kh * kw * c, oc)
+    if kh == kw == 1 and strides_hw == (1, 1) and x.shape[1:3] == (oh, ow):
+        return np.matmul(x.reshape(n * oh * ow, c), w2).reshape(n, oh, ow, oc)
+    cols = windows.patches(windows.pad_nhwc(x, axes), axes, (kh, kw), strides_hw, dilations_hw)
+    return np.matmul(cols.reshape(n * oh * ow, kh * kw * c), w2).reshape(n, oh, ow, oc)
 
 
 def depthwise_conv2d_native(
@@ -124,13 +148,20 @@ def depthwise_conv2d_native(
     w = widen(filter)
     padded = windows.pad_nhwc(work, axes)
     n, oh, ow = x.shape[0], axes[0].out, axes[1].out
-    out = np.zeros((n, oh, ow, f_in, mult), dtype=np.result_type(work.dtype, w.dtype))
-    sh, sw = strides_hw
-    with np.errstate(all="ignore"):
-        for i in range(kh):
-            for j in range(kw):
-                r0, c0 = i * dilations_hw[0], j * dilations_hw[1]
-                tap = padded[:, r0 : r0 + (oh - 1) * sh + 1 : sh, c0 : c0 + (ow - 1) * sw + 1 : sw, :]
-                out += tap[..., None] * w[i, j]
-    out = out.reshape(n, oh, ow, f_in * mult)
+    dtype = np.result_type(work.dtype, w.dtype)
+    # Sum of KH*KW shifted products, accumulated in place: one output-sized buffer and one temporary.
+    # With one filter per channel (mult 1) the products stay 4-D, so numpy's inner loop runs along the channels.
+    acc = np.zeros((n, oh, ow, f_in) if mult == 1 else (n, oh, ow, f_in, mult), dtype=dtype)
+    tmp = np.empty_like(acc)
+    token = quiet_on()
+    try:
+        for i, j, tap in windows.taps(padded, axes, (kh, kw), strides_hw, dilations_hw):
+            if mult == 1:
+                np.multiply(tap, w[i, j, :, 0], out=tmp)
+            else:
+                np.multiply(tap[..., None], w[i, j], out=tmp)
+            acc += tmp
+    finally:
+        quiet_off(token)
+    out = acc.reshape(n, oh, ow, f_in * mult)
     return from_nhwc(out.astype(input.dtype, copy=False), data_format)

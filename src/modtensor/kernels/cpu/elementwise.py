@@ -8,6 +8,7 @@ reject incompatible shapes with TF's "Incompatible shapes" message.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from modtensor.kernels.cpu import erf as _erf
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors, quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import HALF_TYPES
 
 # float16 and bfloat16 math is done in float32 and rounded once per op, as TF's CPU kernels do.
@@ -36,33 +38,25 @@ def _check_broadcast(x: np.ndarray, y: np.ndarray) -> None:
         raise invalid_argument(f"Incompatible shapes: {shape_str(x.shape)} vs. {shape_str(y.shape)}") from None
 
 
-def _ignoring_fp_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` run with numpy's floating-point warnings off (TF's kernels report none).
-
-    numpy 2's ``errstate`` decorator is thread-safe and about 3x cheaper per call than
-    entering ``with np.errstate(...)``, which matters for small eager ops.
-    """
-    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
-        return np.errstate(all="ignore")(fn)
-
-    def quiet(*args: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return fn(*args)
-
-    return quiet
+_HALF_SCALARS = frozenset(t.type for t in HALF_TYPES)
 
 
 def _float_unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """Wrap a numpy ufunc so half types compute in float32 and no FP warnings leak."""
-
-    @_ignoring_fp_errors
-    def compute(x: np.ndarray) -> np.ndarray:
-        if x.dtype in _WIDENED:
-            return np.asarray(fn(x.astype(np.float32)), dtype=x.dtype)
-        return np.asarray(fn(x), dtype=x.dtype)
+    is_ufunc = isinstance(fn, np.ufunc)
 
     def kernel(x: np.ndarray) -> np.ndarray:
-        return compute(np.asarray(x))
+        if type(x) is not np.ndarray:
+            x = np.asarray(x)
+        dt = x.dtype
+        token = quiet_on()
+        try:
+            if dt.type in _HALF_SCALARS:
+                return np.asarray(fn(x.astype(np.float32)), dtype=dt)
+            out = fn(x, out=...) if is_ufunc else np.asarray(fn(x))
+        finally:
+            quiet_off(token)
+        return out if out.dtype is dt or out.dtype == dt else out.astype(dt)
 
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     kernel.__doc__ = f"Elementwise {kernel.__name__} in x's dtype (TF's unary op semantics)."
@@ -70,18 +64,31 @@ def _float_unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray
 
 
 def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Callable[..., np.ndarray]:
-    """Wrap a numpy ufunc as a broadcasting binary kernel that keeps the operands' dtype."""
+    """Wrap a numpy ufunc as a broadcasting binary kernel that keeps the operands' dtype.
 
-    @_ignoring_fp_errors
-    def compute(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        if x.dtype in _WIDENED:
-            return np.asarray(fn(x.astype(np.float32), y.astype(np.float32)), dtype=x.dtype)
-        return np.asarray(fn(x, y), dtype=x.dtype)
+    The common case (ndarrays, a non-half dtype) is one ufunc call writing a fresh
+    array (``out=...`` keeps 0-d results arrays) under a cheaply switched-in quiet
+    floating-point state.
+    """
+    is_ufunc = isinstance(fn, np.ufunc)
 
     def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x, y = np.asarray(x), np.asarray(y)
-        _check_broadcast(x, y)
-        return compute(x, y)
+        if type(x) is not np.ndarray:
+            x = np.asarray(x)
+        if type(y) is not np.ndarray:
+            y = np.asarray(y)
+        xs, ys = x.shape, y.shape
+        if xs != ys and xs and ys:
+            _check_broadcast(x, y)
+        dt = x.dtype
+        token = quiet_on()
+        try:
+            if dt.type in _HALF_SCALARS:
+                return np.asarray(fn(x.astype(np.float32), y.astype(np.float32)), dtype=dt)
+            out = fn(x, y, out=...) if is_ufunc else np.asarray(fn(x, y))
+        finally:
+            quiet_off(token)
+        return out if out.dtype is dt or out.dtype == dt else out.astype(dt)
 
     kernel.__name__ = name
     kernel.__doc__ = f"Broadcasting elementwise {name} in the operands' dtype."
@@ -89,7 +96,7 @@ def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Ca
 
 
 def _compare(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str) -> Callable[..., np.ndarray]:
-    @_ignoring_fp_errors
+    @ignoring_fp_errors
     def compute(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.asarray(fn(x, y), dtype=np.bool_)
 
@@ -350,16 +357,28 @@ def _truncate_mantissa(x: np.ndarray, dst: np.dtype) -> np.ndarray:
 
 def cast(x: np.ndarray, DstT: Any, Truncate: bool = False) -> np.ndarray:  # noqa: N803 - TF's attr names
     """Cast x to DstT as C's static_cast does (float->int truncates, nonzero->True, bool->0/1)."""
-    x = np.asarray(x)
-    dst = as_numpy_dtype(DstT)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    dst = _CAST_TARGETS.get(DstT)
+    if dst is None:
+        dst = as_numpy_dtype(DstT)
+        with contextlib.suppress(TypeError):
+            _CAST_TARGETS[DstT] = dst
     if dst == np.bool_:
         return np.asarray(x != 0)
     if Truncate and x.dtype in _MANTISSA_BITS and dst in _MANTISSA_BITS:
         x = _truncate_mantissa(x, dst)
-    with np.errstate(all="ignore"):
-        if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dst, np.complexfloating):
-            x = x.real
-        return np.asarray(x.astype(dst))
+    if x.dtype.kind == "c" and dst.kind != "c":
+        x = x.real
+    token = quiet_on()
+    try:
+        return x.astype(dst)
+    finally:
+        quiet_off(token)
+
+
+# DstT attr value -> numpy dtype (the attr arrives as a DType, numpy dtype or name).
+_CAST_TARGETS: dict[Any, np.dtype] = {}
 
 
 # Added with tf.add_n (frontend issue).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.fp_quiet import quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import HALF_TYPES
 
 _HALF = HALF_TYPES
@@ -17,8 +18,12 @@ _HALF = HALF_TYPES
 def _product(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if dtype in _HALF:
         a, b = a.astype(np.float32), b.astype(np.float32)
-    with np.errstate(all="ignore"):
-        return np.asarray(np.matmul(a, b), dtype=dtype)
+    token = quiet_on()
+    try:
+        out = np.matmul(a, b, out=...)
+    finally:
+        quiet_off(token)
+    return out if out.dtype == dtype else out.astype(dtype)
 
 
 def _adjoint(m: np.ndarray) -> np.ndarray:
@@ -28,7 +33,10 @@ def _adjoint(m: np.ndarray) -> np.ndarray:
 
 def mat_mul(a: np.ndarray, b: np.ndarray, transpose_a: bool = False, transpose_b: bool = False) -> np.ndarray:
     """MatMul of two matrices, optionally transposing either first."""
-    a, b = np.asarray(a), np.asarray(b)
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
+    if type(b) is not np.ndarray:
+        b = np.asarray(b)
     if a.ndim != 2:
         raise invalid_argument("In[0] ndims must be >= 2")  # TF 2.21's wording, for any rank but 2
     if b.ndim != 2:

@@ -1,6 +1,6 @@
 """2-D pooling with TensorFlow's semantics: MaxPool and AvgPool (ksize, strides, SAME/VALID, NHWC/NCHW).
 
-Windows come from the same zero-copy patch view as convolution. MaxPool pads
+Windows are read tap by tap from strided views of the padded input (no patch copy). MaxPool pads
 with the dtype's lowest value so padding never wins; AvgPool divides each
 window by the number of real (unpadded) elements it covers, as TF does.
 """
@@ -14,6 +14,7 @@ import numpy as np
 from modtensor.kernels.cpu import windows
 from modtensor.kernels.cpu.conv import from_nhwc, to_nhwc
 from modtensor.kernels.cpu.errors import invalid_argument, unimplemented
+from modtensor.kernels.cpu.fp_quiet import quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import widen
 
 
@@ -70,11 +71,11 @@ def max_pool(
     explicit = windows.explicit_pairs(explicit_paddings, data_format) if padding == "EXPLICIT" else ((0, 0), (0, 0))
     axes = windows.spatial_axes(x.shape[1:3], k_hw, s_hw, (1, 1), padding, explicit)
     padded = windows.pad_nhwc(x, axes, _lowest(x.dtype))
-    win = windows.patches(padded, axes, k_hw, s_hw)
-    if win.size:
-        out = np.fmax.reduce(np.fmax.reduce(win, axis=4), axis=3)
-    else:
-        out = np.full(win.shape[:3] + win.shape[5:], _lowest(x.dtype), x.dtype)
+    out = np.full((x.shape[0], axes[0].out, axes[1].out, x.shape[3]), _lowest(x.dtype), x.dtype)
+    if out.size:
+        # fmax over the taps, in place: NaN loses to any number, as in TF's CPU kernel.
+        for _, _, tap in windows.taps(padded, axes, k_hw, s_hw):
+            np.fmax(out, tap, out=out)
     return from_nhwc(out.astype(input.dtype, copy=False), data_format)
 
 
@@ -97,9 +98,17 @@ def avg_pool(
     axes = windows.spatial_axes(x.shape[1:3], k_hw, s_hw, (1, 1), padding)
     work = widen(x)
     padded = windows.pad_nhwc(work, axes, 0)
-    with np.errstate(all="ignore"):
-        sums = windows.patches(padded, axes, k_hw, s_hw).sum(axis=(3, 4))
-        ones = windows.pad_nhwc(np.ones((1,) + x.shape[1:3] + (1,), dtype=np.int64), axes, 0)
-        counts = windows.patches(ones, axes, k_hw, s_hw).sum(axis=(3, 4))
-        out = sums / counts.astype(work.dtype)
+    token = quiet_on()
+    try:
+        sums = np.zeros((x.shape[0], axes[0].out, axes[1].out, x.shape[3]), work.dtype)
+        for _, _, tap in windows.taps(padded, axes, k_hw, s_hw):
+            sums += tap
+        if padding == "VALID":
+            out = sums / work.dtype.type(k_hw[0] * k_hw[1]) if sums.size else sums
+        else:
+            ones = windows.pad_nhwc(np.ones((1,) + x.shape[1:3] + (1,), dtype=np.int64), axes, 0)
+            counts = windows.patches(ones, axes, k_hw, s_hw).sum(axis=(3, 4))
+            out = sums / counts.astype(work.dtype)
+    finally:
+        quiet_off(token)
     return from_nhwc(out.astype(value.dtype, copy=False), data_format)

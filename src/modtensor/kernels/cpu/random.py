@@ -30,8 +30,14 @@ _KEY_B = 0xBB67AE85
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
+# Up to this many blocks the rounds run on python ints: ~120 small numpy calls cost more than the loop.
+_SCALAR_BLOCKS = 24
+
+
 def philox_blocks(seed: int, seed2: int, num_blocks: int, skip: int = 0) -> np.ndarray:
     """uint32 array [num_blocks, 4]: Philox4x32-10 outputs for counters skip .. skip+num_blocks-1."""
+    if num_blocks <= _SCALAR_BLOCKS:
+        return _philox_scalar(seed, seed2, num_blocks, skip)
     k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
     c = np.arange(skip, skip + num_blocks, dtype=np.uint64)
     # The 128-bit counter: words 0-1 count blocks, words 2-3 hold seed2 (carry into them is ignored
@@ -48,6 +54,24 @@ def philox_blocks(seed: int, seed2: int, num_blocks: int, skip: int = 0) -> np.n
         c0, c1, c2, c3 = hi1 ^ c1 ^ np.uint64(k0), lo1, hi0 ^ c3 ^ np.uint64(k1), lo0
         k0, k1 = (k0 + _KEY_A) & 0xFFFFFFFF, (k1 + _KEY_B) & 0xFFFFFFFF
     return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+
+
+def _philox_scalar(seed: int, seed2: int, num_blocks: int, skip: int) -> np.ndarray:
+    """``philox_blocks`` computed block by block with python ints (same bits)."""
+    mask = 0xFFFFFFFF
+    key0, key1 = seed & mask, (seed >> 32) & mask
+    s2lo, s2hi = seed2 & mask, (seed2 >> 32) & mask
+    words: list[int] = []
+    for counter in range(skip, skip + num_blocks):
+        c0, c1, c2, c3 = counter & mask, (counter >> 32) & mask, s2lo, s2hi
+        k0, k1 = key0, key1
+        for _ in range(10):
+            p0 = 0xD2511F53 * c0
+            p1 = 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ k0, p1 & mask, (p0 >> 32) ^ c3 ^ k1, p0 & mask
+            k0, k1 = (k0 + _KEY_A) & mask, (k1 + _KEY_B) & mask
+        words += (c0, c1, c2, c3)
+    return np.array(words, dtype=np.uint32).reshape(num_blocks, 4)
 
 
 def _uniform_float(bits: np.ndarray) -> np.ndarray:

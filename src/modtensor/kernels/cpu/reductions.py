@@ -15,16 +15,29 @@ from typing import Any
 import numpy as np
 
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.fp_quiet import quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import HALF_TYPES
+
+_AXES: dict[tuple[int, str, tuple[int, ...], bytes], tuple[int, ...]] = {}
 
 
 def reduction_axes(ndim: int, axis: Any) -> tuple[int, ...]:
-    """Normalize TF reduction indices to sorted non-negative axes, with TF's errors."""
-    values = np.asarray(axis).reshape(-1).tolist()
-    if np.asarray(axis).ndim > 1:
-        raise invalid_argument(
-            f"Invalid reduction arguments: Axes must be a scalar or a vector: {np.asarray(axis).ndim}"
-        )
+    """Normalize TF reduction indices to sorted non-negative axes, with TF's errors (valid answers are cached)."""
+    a = axis if type(axis) is np.ndarray else np.asarray(axis)
+    key = (ndim, a.dtype.char, a.shape, a.tobytes())
+    found = _AXES.get(key)
+    if found is None:
+        found = _normalize_axes(ndim, a)
+        if len(_AXES) >= 4096:
+            _AXES.clear()
+        _AXES[key] = found
+    return found
+
+
+def _normalize_axes(ndim: int, axis: np.ndarray) -> tuple[int, ...]:
+    values = axis.reshape(-1).tolist()
+    if axis.ndim > 1:
+        raise invalid_argument(f"Invalid reduction arguments: Axes must be a scalar or a vector: {axis.ndim}")
     seen: set[int] = set()
     for v in values:
         if not -ndim <= v < ndim:
@@ -39,22 +52,25 @@ def reduction_axes(ndim: int, axis: Any) -> tuple[int, ...]:
 def _reduce(
     fn: Callable[..., np.ndarray], input: np.ndarray, axis: Any, keep_dims: bool, widen_half: bool = True
 ) -> np.ndarray:  # noqa: A002
-    x = np.asarray(input)
+    x = input if type(input) is np.ndarray else np.asarray(input)
     axes = reduction_axes(x.ndim, axis)
     work = x.astype(np.float32) if widen_half and x.dtype in HALF_TYPES else x
-    with np.errstate(all="ignore"):
+    token = quiet_on()
+    try:
         out = fn(work, axis=axes, keepdims=keep_dims)
+    finally:
+        quiet_off(token)
     return np.asarray(out, dtype=x.dtype)
 
 
 def reduce_sum(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002 - TF's argument name
     """Sum over the given axes (integers wrap on overflow)."""
-    return _reduce(np.sum, input, axis, keep_dims)
+    return _reduce(np.add.reduce, input, axis, keep_dims)
 
 
 def reduce_prod(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
     """Prod over the given axes; empty products are 1."""
-    return _reduce(np.prod, input, axis, keep_dims)
+    return _reduce(np.multiply.reduce, input, axis, keep_dims)
 
 
 def _identity_fill(reducer: Callable[..., np.ndarray], empty_value: Callable[[np.dtype], Any]):
@@ -85,12 +101,12 @@ def _highest(dtype: np.dtype) -> Any:
 
 def reduce_max(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
     """Max over the given axes; NaN propagates, empty gives -inf (dtype min for ints)."""
-    return _reduce(_identity_fill(np.max, _lowest), input, axis, keep_dims, widen_half=False)
+    return _reduce(_identity_fill(np.maximum.reduce, _lowest), input, axis, keep_dims, widen_half=False)
 
 
 def reduce_min(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
     """Min over the given axes; NaN propagates, empty gives +inf (dtype max for ints)."""
-    return _reduce(_identity_fill(np.min, _highest), input, axis, keep_dims, widen_half=False)
+    return _reduce(_identity_fill(np.minimum.reduce, _highest), input, axis, keep_dims, widen_half=False)
 
 
 def reduce_all(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
@@ -105,9 +121,18 @@ def reduce_any(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndar
 
 def reduce_mean(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
     """Mean over the given axes; integer inputs divide the integer sum, truncating toward zero."""
-    x = np.asarray(input)
+    x = input if type(input) is np.ndarray else np.asarray(input)
     axes = reduction_axes(x.ndim, axis)
-    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    if x.dtype.kind == "f" and x.dtype not in HALF_TYPES:
+        token = quiet_on()
+        try:
+            total = np.add.reduce(x, axis=axes, keepdims=keep_dims, out=...)
+            return np.divide(total, x.dtype.type(count), out=total)
+        finally:
+            quiet_off(token)
     with np.errstate(all="ignore"):
         if np.issubdtype(x.dtype, np.integer):
             total = np.sum(x, axis=axes, keepdims=keep_dims, dtype=x.dtype)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from modtensor.framework import errors, tensor_proto
 from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.kernels.cpu import OP_FUNCTIONS
+from modtensor.kernels.cpu import fused as _fused
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
@@ -197,6 +199,14 @@ class ConstKernel(OpKernel):
         """Output the constant (a read-only array: never forwarded or written in place)."""
         ctx.outputs[0] = self._value
 
+    def prepared_call(self) -> Callable[[], np.ndarray] | None:
+        """``call() -> value`` for a host executor's direct-call path (no kernel context per run); None for
+        subclasses that compute differently."""
+        if type(self).compute is not ConstKernel.compute:
+            return None
+        value = self._value
+        return lambda: value
+
 
 def _shape_text(shape: tensor_shape_pb2.TensorShapeProto) -> str:
     return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in shape.dim) + "]"
@@ -224,6 +234,18 @@ class IdentityKernel(OpKernel):
     def compute(self, ctx: OpKernelContext) -> None:
         """Pass the input through."""
         ctx.outputs[0] = ctx.inputs[0]
+
+    def prepared_call(self) -> Callable[[Any], Any] | None:
+        """``call(x) -> x`` for a host executor's direct-call path (the buffer passes through unchanged); None
+        for subclasses that compute differently and for non-array types (resources, variants), which the
+        direct path would wrap in an array."""
+        if type(self).compute is not IdentityKernel.compute or self._expected_np[0] is None:
+            return None
+        return _pass_through
+
+
+def _pass_through(x: Any) -> Any:
+    return x
 
 
 PlaceholderWithDefaultKernel = IdentityKernel
@@ -343,6 +365,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         regs.append(
             target.register("Snapshot", "CPU", SnapshotKernel, constraints=_constraints("Snapshot"), source=SOURCE)
         )
+        regs.extend(_fused.register_fused_kernels(target, SOURCE))  # the remapper's _FusedMatMul/_FusedConv2D
         _registered[id(target)] = regs
         return list(regs)
 

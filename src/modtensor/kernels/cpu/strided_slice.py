@@ -54,6 +54,12 @@ def _dense_spec(
     return dense, plan
 
 
+# (input shape, begin/end/strides bytes and dtype, masks) -> (numpy index, final shape): slicing the same way
+# again (a loop body, an eager ``v[1:3]``) skips the spec expansion. Bounded: cleared when it grows past the limit.
+_PLANS: dict[tuple[Any, ...], tuple[tuple[slice, ...], tuple[int, ...]]] = {}
+_PLANS_LIMIT = 4096
+
+
 def strided_slice(
     input: np.ndarray,  # noqa: A002 - TF's argument name
     begin: Any,
@@ -66,20 +72,45 @@ def strided_slice(
     shrink_axis_mask: int = 0,
 ) -> np.ndarray:
     """StridedSlice: Python-style extended slicing described by TF's begin/end/strides vectors and bit masks."""
-    x = np.asarray(input)
-    b, e, s = (np.asarray(v) for v in (begin, end, strides))
+    x = input if type(input) is np.ndarray else np.asarray(input)
+    b = begin if type(begin) is np.ndarray else np.asarray(begin)
+    e = end if type(end) is np.ndarray else np.asarray(end)
+    s = strides if type(strides) is np.ndarray else np.asarray(strides)
+    key = (
+        x.shape, b.dtype.char, b.shape, b.tobytes(), e.tobytes(), s.tobytes(), e.shape, s.shape,
+        begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask,
+    )  # fmt: skip
+    found = _PLANS.get(key)
+    if found is None:
+        found = _plan(x.shape, b, e, s, begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        if len(_PLANS) >= _PLANS_LIMIT:
+            _PLANS.clear()
+        _PLANS[key] = found
+    index, final = found
+    sliced = x[index]
+    if sliced.shape != final:
+        sliced = sliced.reshape(final)
+    return sliced if sliced.flags.c_contiguous else np.ascontiguousarray(sliced)
+
+
+def _plan(
+    shape: tuple[int, ...], b: np.ndarray, e: np.ndarray, s: np.ndarray, begin_mask: int, end_mask: int,
+    ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int,
+) -> tuple[tuple[slice, ...], tuple[int, ...]]:  # fmt: skip
+    """The numpy index and the final shape for one slice spec on an input of ``shape`` (TF's checks and errors)."""
     if b.ndim != 1 or b.shape != e.shape or b.shape != s.shape:
         raise invalid_argument(
             "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
             f"{shape_str(b.shape)}, {shape_str(e.shape)}, and {shape_str(s.shape)} instead."
         )
     dense, plan = _dense_spec(
-        x.ndim, [int(v) for v in b], [int(v) for v in e], [int(v) for v in s],
+        len(shape), [int(v) for v in b], [int(v) for v in e], [int(v) for v in s],
         begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask,
     )  # fmt: skip
     index: list[slice] = []
+    sizes: list[int] = []
     for i, (lo, hi, step, lo_masked, hi_masked, shrink) in enumerate(dense):
-        dim = x.shape[i]
+        dim = shape[i]
         if step == 0:
             raise invalid_argument(f"strides[{i}] must be non-zero")
         if shrink:
@@ -89,6 +120,7 @@ def strided_slice(
             if step <= 0:
                 raise invalid_argument("only stride 1 allowed on non-range indexing.")
             index.append(slice(pos, pos + 1, 1))
+            sizes.append(1)
             continue
         lower, upper = (0, dim) if step > 0 else (-1, dim - 1)
 
@@ -100,12 +132,13 @@ def strided_slice(
 
         start, stop = canonical(lo, lo_masked, True), canonical(hi, hi_masked, False)
         # -1 as a stop means "before index 0" here; numpy spells that None.
-        index.append(slice(start, None if stop < 0 else stop, step))
-    sliced = x[tuple(index)]
+        item = slice(start, None if stop < 0 else stop, step)
+        index.append(item)
+        sizes.append(len(range(*item.indices(dim))))
     final: list[int] = []
     for p in plan:
         if p == _NEW_AXIS:
             final.append(1)
         elif p != _SHRINK:
-            final.append(sliced.shape[p])
-    return np.asarray(sliced.reshape(final), order="C")
+            final.append(sizes[p])
+    return tuple(index), tuple(final)

@@ -7,7 +7,7 @@ SAME / VALID / EXPLICIT padding; ``patches`` returns a zero-copy strided view
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,12 +70,39 @@ def spatial_axes(
 
 
 def pad_nhwc(x: np.ndarray, axes: tuple[Axis, Axis], value: float | int = 0) -> np.ndarray:
-    """x padded on H and W by the axes' paddings with a constant."""
+    """x padded on H and W by the axes' paddings with a constant.
+
+    One filled allocation and one copy of x into its interior (``np.pad`` does the
+    same work through much more Python).
+    """
     (h, w) = axes
     if not (h.pad_before or h.pad_after or w.pad_before or w.pad_after):
         return x
-    widths = ((0, 0), (h.pad_before, h.pad_after), (w.pad_before, w.pad_after), (0, 0))
-    return np.pad(x, widths, mode="constant", constant_values=value)
+    n, height, width, c = x.shape
+    out = np.full((n, height + h.pad_before + h.pad_after, width + w.pad_before + w.pad_after, c), value, x.dtype)
+    out[:, h.pad_before : h.pad_before + height, w.pad_before : w.pad_before + width, :] = x
+    return out
+
+
+def taps(
+    padded: np.ndarray,
+    axes: tuple[Axis, Axis],
+    kernel_hw: Sequence[int],
+    strides_hw: Sequence[int],
+    dilations_hw: Sequence[int] = (1, 1),
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(i, j, view) per kernel position: the (N, OH, OW, C) strided view of the padded input it reads.
+
+    Window ops written as a loop over the KH*KW taps do KH*KW whole-array ufunc
+    calls on output-sized arrays, which beats reducing over a 6-D patch view.
+    """
+    oh, ow = axes[0].out, axes[1].out
+    sh, sw = strides_hw
+    for i in range(kernel_hw[0]):
+        r0 = i * dilations_hw[0]
+        for j in range(kernel_hw[1]):
+            c0 = j * dilations_hw[1]
+            yield i, j, padded[:, r0 : r0 + (oh - 1) * sh + 1 : sh, c0 : c0 + (ow - 1) * sw + 1 : sw, :]
 
 
 def patches(

@@ -1,0 +1,76 @@
+"""The CPU kernels' fast paths give the same answers as their general paths.
+
+Small inputs take shortcuts (Philox rounds on python ints, libm's erf per element,
+cached strided-slice plans, pooling and convolution tap by tap); these tests pin
+each shortcut to the general computation it replaces.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from modtensor.framework import errors
+from modtensor.kernels.cpu import erf as erf_lib
+from modtensor.kernels.cpu import random, strided_slice
+from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors, quiet_off, quiet_on
+
+
+@pytest.mark.parametrize("skip", [0, 7, 2**32 - 3, 2**40 + 11])
+@pytest.mark.parametrize("seeds", [(3, 4), (2**40 + 5, 2**50 + 9), (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)])
+def test_philox_on_python_ints_matches_the_vectorized_rounds(seeds: tuple[int, int], skip: int) -> None:
+    many = random._SCALAR_BLOCKS + 8  # above the limit: the vectorized rounds
+    vectorized = random.philox_blocks(seeds[0], seeds[1], many, skip)
+    for count in (1, 5, random._SCALAR_BLOCKS):
+        np.testing.assert_array_equal(random.philox_blocks(seeds[0], seeds[1], count, skip), vectorized[:count])
+
+
+def test_philox_known_answer() -> None:
+    # Philox4x32-10 known-answer vector (Random123): counter 0, key 0.
+    np.testing.assert_array_equal(random.philox_blocks(0, 0, 1), [[0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]])
+
+
+def test_small_erf_uses_libm_and_agrees_with_the_polynomials() -> None:
+    x = np.concatenate([np.linspace(-7, 7, 1500), [0.0, -0.0, 27.0, 30.0, np.inf, -np.inf, np.nan]])
+    assert x.size <= erf_lib._SCALAR_LIMIT
+    big = np.tile(x, erf_lib._SCALAR_LIMIT // x.size + 1)
+    np.testing.assert_allclose(erf_lib.erf(x), erf_lib.erf(big)[: x.size], rtol=1e-15, atol=1e-300)
+    np.testing.assert_allclose(erf_lib.erfc(x), erf_lib.erfc(big)[: x.size], rtol=2e-15, atol=1e-300)
+    assert erf_lib.erf(np.float32(0.5).reshape(())).dtype == np.float32
+
+
+def test_strided_slice_plans_are_per_shape_and_errors_repeat() -> None:
+    spec = (np.array([1], np.int32), np.array([3], np.int32), np.array([1], np.int32))
+    np.testing.assert_array_equal(strided_slice.strided_slice(np.arange(10), *spec), [1, 2])
+    np.testing.assert_array_equal(strided_slice.strided_slice(np.arange(2), *spec), [1])
+    out = strided_slice.strided_slice(np.arange(12).reshape(4, 3), *spec)
+    np.testing.assert_array_equal(out, [[3, 4, 5], [6, 7, 8]])
+    assert out.flags.c_contiguous
+    shrink = (np.array([5], np.int32), np.array([6], np.int32), np.array([1], np.int32))
+    for _ in range(2):  # a failing spec is never cached: the error comes every time
+        with pytest.raises(errors.InvalidArgumentError, match="out of bounds"):
+            strided_slice.strided_slice(np.arange(3), *shrink, shrink_axis_mask=1)
+
+
+def test_strided_slice_result_is_contiguous_for_steps() -> None:
+    x = np.arange(20).reshape(4, 5)
+    out = strided_slice.strided_slice(
+        x, np.array([0, 4], np.int32), np.array([4, 0], np.int32), np.array([2, -2], np.int32)
+    )
+    np.testing.assert_array_equal(out, x[0:4:2, 4:0:-2])
+    assert out.flags.c_contiguous
+
+
+def test_quiet_state_is_scoped() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        token = quiet_on()
+        try:
+            np.float32(1e38) * np.float32(10)  # overflow: silent inside
+        finally:
+            quiet_off(token)
+        with pytest.raises(RuntimeWarning):
+            np.array([1e38], np.float32) * np.float32(10)  # the caller's state is back
+        assert ignoring_fp_errors(lambda a: a * np.float32(10))(np.array([1e38], np.float32))[0] == np.inf
