@@ -40,7 +40,7 @@ from modtensor.runtime.partitioner import partition, set_transfer_attrs, transfe
 from modtensor.runtime.placer import place
 from modtensor.runtime.rendezvous import Rendezvous, copy_tensor
 
-__all__ = ["CompiledGraph", "ExecutionOptions", "compile_graph", "normalize_tensor_name"]
+__all__ = ["CompiledGraph", "ExecutionOptions", "compile_graph", "host_evaluator", "normalize_tensor_name"]
 
 _STEP_IDS = itertools.count(1)
 
@@ -54,6 +54,8 @@ class ExecutionOptions:
     collect_step_stats: bool = False  # every run records StepStats into CompiledGraph.last_step_stats
     log_stream: TextIO | None = None  # where placement lines go (stdout when None, as TF's printf)
     default_device: str | None = None  # preferred where allowed (TF's default_local_device), e.g. "/device:CPU:0"
+    rewrite_options: Any = None  # a RewriterConfig for the graph optimizer; None: config.optimizer's options
+    optimize_graph: bool = True  # False skips the graph optimizer (its own constant-folding evaluations)
 
 
 def normalize_tensor_name(name: str) -> str:
@@ -91,6 +93,9 @@ def compile_graph(
     if len(set(feed_names)) != len(feed_names):
         raise errors.InvalidArgumentError(None, None, f"A tensor is fed more than once: {list(feed_names)}")
     pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client).run()
+    optimization = _optimize(pruned, target_names, options, devices) if options.optimize_graph else None
+    if optimization is not None:
+        pruned.graph_def = optimization.graph_def
     default = _resolve_device(devices, options.default_device) if options.default_device else None
     placement = place(
         pruned.graph_def,
@@ -113,7 +118,7 @@ def compile_graph(
         for executor in executors:
             executor.close()
         raise
-    return CompiledGraph(
+    compiled = CompiledGraph(
         feed_names,
         fetch_names,
         target_names,
@@ -124,6 +129,8 @@ def compile_graph(
         options,
         placement.log,
     )
+    compiled.optimization = optimization
+    return compiled
 
 
 class CompiledGraph:
@@ -148,6 +155,7 @@ class CompiledGraph:
         self.placement_log = placement_log
         self.options = options
         self.last_step_stats: step_stats_pb2.StepStats | None = None
+        self.optimization: Any = None  # the graph optimizer's OptimizationResult (per-pass statistics), if it ran
         self._executors = executors
         self._client = client
         # (feed index, rendezvous key, numpy dtype) of each feed this signature reads.
@@ -222,6 +230,47 @@ class CompiledGraph:
         for executor in self._executors:
             executor.close()
         self._executors = []
+
+
+def _optimize(pruned: _Pruned, targets: tuple[str, ...], options: ExecutionOptions, devices: DeviceSet) -> Any:
+    """The graph optimizer's result for the pruned graph (grappler, imported on first use), before placement.
+
+    The client transfers are the fetches, they and the targets are preserved; constant
+    folding evaluates through ``host_evaluator`` (CPU, no optimization).
+    """
+    from modtensor.grappler import config as grappler_config
+    from modtensor.grappler import meta_optimizer
+    from modtensor.grappler.item import GrapplerItem
+
+    rewrite = options.rewrite_options
+    if rewrite is None:
+        rewrite = grappler_config.experimental_rewriter_config()
+    client = set(pruned.client_nodes)
+    sends = tuple(n.name for n in pruned.graph_def.node if n.name in client and n.op == "_Send")
+    item = GrapplerItem(
+        pruned.graph_def,
+        fetches=sends,
+        nodes_to_preserve=frozenset(pruned.client_nodes) | frozenset(targets),
+        device_types=tuple(sorted({d.device_type for d in devices})),
+    )
+    if not sends and not targets:
+        return None
+    return meta_optimizer.optimize(item, rewrite, host_evaluator=host_evaluator(devices))
+
+
+def host_evaluator(devices: DeviceSet | None = None) -> Any:
+    """Runs a small graph on the host CPU without optimization: the constant folder's evaluator."""
+    devices = devices if devices is not None else device_factory.device_set()
+
+    def evaluate(graph_def: graph_pb2.GraphDef, fetches: Sequence[str]) -> list[Any]:
+        options = ExecutionOptions(allow_soft_placement=True, default_device="/device:CPU:0", optimize_graph=False)
+        compiled = compile_graph(graph_def, (), fetches, options=options, device_set=devices)
+        try:
+            return compiled.run([])
+        finally:
+            compiled.close()
+
+    return evaluate
 
 
 def _resolve_device(devices: DeviceSet, spec: str) -> Device:

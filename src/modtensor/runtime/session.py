@@ -76,6 +76,9 @@ class Session:
         self._options = ExecutionOptions(
             allow_soft_placement=self._config.allow_soft_placement,
             log_device_placement=self._config.log_device_placement,
+            rewrite_options=(
+                self._config.graph_options.rewrite_options if self._config.HasField("graph_options") else None
+            ),
         )
         self._closed = False
         self._lock = threading.Lock()

@@ -1,0 +1,66 @@
+"""The contract of one graph optimizer pass: ``optimize(item, context) -> GraphDef``.
+
+A pass returns a new GraphDef (it may edit a copy of ``item.graph_def``, never the
+original) and may raise; the meta-optimizer validates what it returns. The context
+carries what passes share: the effective options, the host evaluator for constant
+folding and lazily computed graph properties of the current graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework.protos import graph_pb2
+from modtensor.grappler.config import OptimizerOptions
+from modtensor.grappler.graph_properties import GraphProperties
+from modtensor.grappler.item import GrapplerItem
+
+__all__ = ["GraphOptimizer", "HostEvaluator", "OptimizerContext", "copy_graph"]
+
+# Runs a small graph on the host: (graph_def, fetch tensor names) -> values in fetch order.
+HostEvaluator = Callable[[graph_pb2.GraphDef, Sequence[str]], list[np.ndarray]]
+
+
+@dataclass
+class OptimizerContext:
+    """What a pass may use besides the item: options, the host evaluator, graph properties."""
+
+    options: OptimizerOptions = field(default_factory=OptimizerOptions)
+    host_evaluator: HostEvaluator | None = None
+    _properties: dict[int, GraphProperties] = field(default_factory=dict)
+
+    def properties(self, item: GrapplerItem) -> GraphProperties:
+        """Static properties of ``item``'s graph (inferred once per graph object, feeds assumed valid)."""
+        key = id(item.graph_def)
+        found = self._properties.get(key)
+        if found is None or found.item.graph_def is not item.graph_def:
+            found = GraphProperties(item)
+            found.infer_statically(assume_valid_feeds=True)
+            self._properties = {key: found}
+        return found
+
+
+class GraphOptimizer:
+    """Base of the built-in passes: ``name`` (TensorFlow's optimizer name) and ``optimize``."""
+
+    name = "optimizer"
+
+    def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
+        """The rewritten graph of ``item`` (a new GraphDef)."""
+        raise NotImplementedError
+
+
+def copy_graph(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """A deep copy a pass may edit."""
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(graph_def)
+    return out
+
+
+def attr_summary(value: Any) -> bytes:
+    """Deterministic bytes of a protobuf message (for equality keys)."""
+    return value.SerializeToString(deterministic=True)

@@ -1,0 +1,157 @@
+"""Arithmetic optimization: algebraic simplifications that keep every value the same.
+
+- ``x * 1``, ``1 * x``, ``x + 0``, ``0 + x``, ``x - 0``, ``x / 1`` -> ``Identity(x)`` when the
+  constant cannot broadcast ``x`` to a larger shape (a scalar, or ``x``'s static shape
+  already covers it) and has ``x``'s dtype;
+- ``Neg(Neg(x))`` -> ``Identity(x)``;
+- ``x * x`` -> ``Square(x)``;
+- ``(x + c1) + c2`` -> ``x + (c1 + c2)`` and ``(x * c1) * c2`` -> ``x * (c1 * c2)`` (hoisting and
+  combining constant terms) for integer dtypes, where it is exact, and for floats when
+  both constants are scalars (TensorFlow does this for floats too; the result may
+  differ in the last bit).
+
+A rewritten node keeps its name, so its readers are unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import dtypes, tensor_proto
+from modtensor.framework.protos import graph_pb2, node_def_pb2
+from modtensor.grappler.graph_view import GraphView, parse
+from modtensor.grappler.item import GrapplerItem
+from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_graph
+
+__all__ = ["ArithmeticOptimizer"]
+
+_ADDS = ("Add", "AddV2")
+
+
+class ArithmeticOptimizer(GraphOptimizer):
+    """TensorFlow's ``arithmetic_optimization``."""
+
+    name = "arithmetic_optimizer"
+
+    def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
+        graph = copy_graph(item.graph_def)
+        view = GraphView(graph)
+        props = _LazyShapes(context, item)  # inference only when a rewrite needs a shape
+        keep = item.keep_nodes()
+        for node in list(graph.node):
+            if node.name in item.nodes_to_preserve or node.name in view.removed:
+                continue
+            data = view.data_inputs(node)
+            if node.op in ("Mul", "Add", "AddV2", "Sub", "RealDiv", "Div") and len(data) == 2:
+                if data[0] == data[1] and node.op == "Mul":
+                    _retype(view, node, "Square", [data[0]], node.attr["T"].type)
+                    continue
+                if self._identity_operand(view, props, node, data):
+                    continue
+                self._combine_constants(view, props, node, data, keep)
+            elif node.op == "Neg" and len(data) == 1:
+                inner = view.nodes.get(parse(data[0])[0])
+                if inner is not None and inner.op == "Neg" and inner.device == node.device:
+                    inner_data = view.data_inputs(inner)
+                    if len(inner_data) == 1:
+                        _retype(view, node, "Identity", [inner_data[0]], node.attr["T"].type)
+        return graph
+
+    @staticmethod
+    def _identity_operand(view: GraphView, props, node: node_def_pb2.NodeDef, data: list[str]) -> bool:  # noqa: ANN001
+        """x*1, x+0, x-0, x/1 -> Identity(x); True when rewritten."""
+        neutral = 1 if node.op in ("Mul", "RealDiv", "Div") else 0
+        sides = (1, 0) if node.op in ("Mul", "Add", "AddV2") else (1,)
+        for const_side in sides:
+            value = _const_value(view, data[const_side])
+            if value is None or value.size == 0 or not np.all(value == neutral):
+                continue
+            other = data[1 - const_side]
+            source, index = parse(other)
+            if value.ndim > 0:
+                shape = props.output_shape(source, index)
+                if not shape.is_fully_defined() or _broadcast(shape.as_list(), list(value.shape)) != shape.as_list():
+                    continue
+            _retype(view, node, "Identity", [other], node.attr["T"].type)
+            return True
+        return False
+
+    @staticmethod
+    def _combine_constants(view: GraphView, props, node, data, keep) -> None:  # noqa: ANN001
+        """(x op c1) op c2 -> x op (c1 op c2) for op in {Add, Mul}, when the inner node has no other reader."""
+        if node.op not in ("Mul", *_ADDS):
+            return
+        c2 = _const_value(view, data[1])
+        inner = view.nodes.get(parse(data[0])[0])
+        if c2 is None or inner is None or inner.op != node.op or inner.device != node.device:
+            return
+        if inner.name in keep or len(view.consumers.get(inner.name, ())) != 1 or parse(data[0])[1] != 0:
+            return
+        inner_data = view.data_inputs(inner)
+        if len(inner_data) != 2 or any(t.startswith("^") for t in inner.input):
+            return
+        c1 = _const_value(view, inner_data[1])
+        if c1 is None or c1.dtype != c2.dtype:
+            return
+        exact = np.issubdtype(c1.dtype, np.integer)
+        if not exact and (c1.ndim or c2.ndim):
+            return
+        if c1.ndim or c2.ndim:
+            shape = props.output_shape(*parse(inner_data[0]))
+            if not shape.is_fully_defined():
+                return
+            dims = shape.as_list()
+            if _broadcast(dims, list(c1.shape)) != dims or _broadcast(dims, list(c2.shape)) != dims:
+                return
+        with np.errstate(all="ignore"):
+            combined = np.asarray(c1 + c2 if node.op in _ADDS else c1 * c2, dtype=c1.dtype)
+        const = node_def_pb2.NodeDef(
+            name=view.unique_name(node.name + "/ArithmeticOptimizer/combined_const"), op="Const", device=node.device
+        )
+        const.attr["dtype"].type = node.attr["T"].type
+        const.attr["value"].tensor.CopyFrom(
+            tensor_proto.make_tensor_proto(
+                combined, dtype=dtypes.as_dtype(node.attr["T"].type), shape=list(combined.shape)
+            )
+        )
+        view.add(const)
+        controls = [t for t in node.input if t.startswith("^")]
+        view.set_inputs(node, [inner_data[0], const.name, *controls])
+
+
+class _LazyShapes:
+    """Static shapes of the pass's input graph, inferred on the first question."""
+
+    def __init__(self, context: OptimizerContext, item: GrapplerItem):
+        self.context, self.item = context, item
+
+    def output_shape(self, node: str, index: int = 0) -> Any:
+        return self.context.properties(self.item).output_shape(node, index)
+
+
+def _retype(view: GraphView, node: node_def_pb2.NodeDef, op: str, data: list[str], dtype: int) -> None:
+    controls = [t for t in node.input if t.startswith("^")]
+    view.set_inputs(node, [*data, *controls])
+    node.op = op
+    node.attr.clear()
+    node.attr["T"].type = dtype
+
+
+def _const_value(view: GraphView, text: str) -> np.ndarray | None:
+    source, index = parse(text)
+    node = view.nodes.get(source)
+    if node is None or node.op != "Const" or index != 0:
+        return None
+    try:
+        return tensor_proto.make_ndarray(node.attr["value"].tensor)
+    except Exception:  # noqa: BLE001 - an unreadable constant is simply not used
+        return None
+
+
+def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
+    try:
+        return list(np.broadcast_shapes(tuple(a), tuple(b)))
+    except ValueError:
+        return None

@@ -1,0 +1,70 @@
+"""Common subgraph elimination: merge nodes that compute the same thing from the same inputs.
+
+Two nodes are the same when op, device, attrs and inputs are equal (data inputs of
+commutative ops in any order, control inputs as a set). Stateful ops are never merged.
+Nodes are visited in topological order, so whole duplicated subgraphs collapse; a
+fetched or preserved duplicate stays (its readers are not redirected).
+"""
+
+from __future__ import annotations
+
+from modtensor.framework.protos import graph_pb2, node_def_pb2
+from modtensor.grappler.graph_view import GraphView, parse, topological_order
+from modtensor.grappler.item import GrapplerItem
+from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_graph
+
+__all__ = ["CommonSubgraphElimination"]
+
+COMMUTATIVE = {
+    "Add",
+    "AddV2",
+    "Mul",
+    "Maximum",
+    "Minimum",
+    "LogicalAnd",
+    "LogicalOr",
+    "Equal",
+    "NotEqual",
+    "SquaredDifference",
+    "AddN",
+}
+_SKIP = {"NoOp", "Placeholder", "PlaceholderWithDefault"}
+
+
+class CommonSubgraphElimination(GraphOptimizer):
+    """TensorFlow's ``common_subgraph_elimination``."""
+
+    name = "common_subgraph_elimination"
+
+    def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
+        graph = copy_graph(item.graph_def)
+        order = topological_order(graph)
+        if order is None:
+            return graph
+        view = GraphView(graph)
+        keep = item.keep_nodes()
+        seen: dict[tuple, str] = {}
+        for node in order:
+            if node.op in _SKIP or view.is_stateful(node):
+                continue
+            key = _key(node)
+            first = seen.get(key)
+            if first is None:
+                seen[key] = node.name
+                continue
+            if node.name in keep:
+                continue
+            types = view.output_types(node) or []
+            for index in range(max(len(types), 1)):
+                view.redirect(node.name, first, index, index=index)
+            view.remove(node.name)
+        return view.compact()
+
+
+def _key(node: node_def_pb2.NodeDef) -> tuple:
+    data = [t if ":" in t else t + ":0" for t in node.input if not t.startswith("^")]
+    if node.op in COMMUTATIVE:
+        data.sort()
+    controls = frozenset(parse(t)[0] for t in node.input if t.startswith("^"))
+    attrs = tuple(sorted((k, v.SerializeToString(deterministic=True)) for k, v in node.attr.items()))
+    return (node.op, node.device, tuple(data), controls, attrs)
