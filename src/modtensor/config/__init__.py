@@ -7,7 +7,6 @@ Results print like TensorFlow's: ``PhysicalDevice(name='/physical_device:CPU:0',
 
 from __future__ import annotations
 
-import types
 from collections.abc import Sequence
 
 from modtensor.runtime import device_factory
@@ -20,6 +19,7 @@ __all__ = [
     "get_visible_devices",
     "list_logical_devices",
     "list_physical_devices",
+    "optimizer",
     "set_visible_devices",
 ]
 
@@ -53,11 +53,4 @@ def get_device_details(device: PhysicalDevice) -> dict[str, str]:
     return device_factory.get_device_details(device)
 
 
-experimental = types.ModuleType(
-    "modtensor.config.experimental", "TensorFlow's ``tf.config.experimental`` names for the device functions."
-)
-experimental.get_device_details = get_device_details  # type: ignore[attr-defined]
-experimental.list_physical_devices = list_physical_devices  # type: ignore[attr-defined]
-experimental.list_logical_devices = list_logical_devices  # type: ignore[attr-defined]
-experimental.get_visible_devices = get_visible_devices  # type: ignore[attr-defined]
-experimental.set_visible_devices = set_visible_devices  # type: ignore[attr-defined]
+from modtensor.config import experimental, optimizer  # noqa: E402 - after the functions experimental re-exports

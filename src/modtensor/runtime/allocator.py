@@ -39,6 +39,7 @@ class AllocatorStats:
     peak_bytes_in_use: int = 0
     largest_alloc_size: int = 0
     bytes_limit: int | None = None
+    bytes_reserved: int = 0  # bytes held from the device (BFC regions); 0 when not tracked
 
 
 class Allocator(ABC):
