@@ -68,6 +68,10 @@ extern PyObject* mt_str_allocate_output;
 extern PyObject* mt_str_device;
 extern PyObject* mt_str_allocator;
 extern PyObject* mt_str_collect_stats;
+extern PyObject* mt_str_device_address; /* a pluggable device's buffer (DeviceBuffer) has this */
+extern PyObject* mt_str_nbytes;
+extern PyObject* mt_str_shape;
+extern PyObject* mt_str_view;
 
 /* The runtime's plain numpy allocator class (hooks.CPU_ALLOCATOR_TYPE): allocations
  * from it without statistics are np.empty, which the bridge does in C. */
@@ -95,6 +99,10 @@ TF_Tensor* mt_tensor_from_array(PyObject* array, TF_DataType dtype, TF_Status* s
  * whole view of it, else an array over the buffer that keeps it alive; string
  * tensors are copied into an object array of bytes. New reference or NULL. */
 PyObject* mt_value_from_tensor(const TF_Tensor* t);
+/* Pluggable device buffers: 1 and the address/size when `value` is one, 0 when not, -1 on error. */
+int mt_device_buffer_info(PyObject* value, void** address, size_t* nbytes);
+/* The runtime value of an output on a device buffer's memory (the buffer or a view of it). */
+PyObject* mt_device_value(PyObject* owner, const TF_Tensor* t);
 
 /* Fill `in` from runtime value `value` of type `dtype`. Temporary arrays go into
  * `*keep` (a list made on demand). Returns 0, or -1 with a Python exception. */

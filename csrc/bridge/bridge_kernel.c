@@ -54,14 +54,17 @@ static int int_list(PyObject* seq, int** out, int* count) {
 }
 
 /* info: (name, device_name, device_id, is_cpu, input_types, output_types, input_host_memory,
- *        output_host_memory, requested_inputs, input_ranges, graph_def_version) */
+ *        output_host_memory, requested_inputs, input_ranges, graph_def_version[, stream]);
+ * stream: the device's SP_Stream as an int (0: none), what TF_GetStream returns. */
 static int parse_info(MT_Kernel* k, PyObject* info) {
   PyObject *name, *device_name, *input_types, *output_types, *input_host, *output_host, *requested, *ranges;
   int device_id, is_cpu, graph_def_version;
-  if (!PyArg_ParseTuple(info, "UUipOOOOOOi", &name, &device_name, &device_id, &is_cpu, &input_types, &output_types,
-                        &input_host, &output_host, &requested, &ranges, &graph_def_version)) {
+  unsigned long long stream = 0;
+  if (!PyArg_ParseTuple(info, "UUipOOOOOOi|K", &name, &device_name, &device_id, &is_cpu, &input_types,
+                        &output_types, &input_host, &output_host, &requested, &ranges, &graph_def_version, &stream)) {
     return -1;
   }
+  k->stream = (void*)(uintptr_t)stream;
   if ((k->name = copy_utf8(name, &k->name_len)) == NULL) return -1;
   if ((k->device_name = copy_utf8(device_name, &k->device_name_len)) == NULL) return -1;
   k->device_id = device_id;
@@ -175,6 +178,7 @@ static void Kernel_dealloc(KernelObject* self) {
 static PyObject* output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs) {
   for (int j = 0; j < num_inputs; ++j) {
     if (in[j].buffer != t->buffer || in[j].borrowed == 0) continue;
+    if (!PyArray_Check((PyObject*)in[j].owner)) return mt_device_value((PyObject*)in[j].owner, t);
     PyArrayObject* owner = (PyArrayObject*)in[j].owner;
     PyArray_Descr* descr = (unsigned)t->dtype < MT_NUM_DTYPES ? mt_descr[t->dtype] : NULL;
     if (descr == NULL) return NULL;

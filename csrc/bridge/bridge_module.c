@@ -11,6 +11,10 @@ PyObject* mt_str_allocate_output;
 PyObject* mt_str_device;
 PyObject* mt_str_allocator;
 PyObject* mt_str_collect_stats;
+PyObject* mt_str_device_address;
+PyObject* mt_str_nbytes;
+PyObject* mt_str_shape;
+PyObject* mt_str_view;
 PyObject* mt_cpu_allocator_type;
 
 static const char* const kHookNames[HOOK_COUNT] = {
@@ -257,6 +261,10 @@ PyMODINIT_FUNC PyInit__bridge(void) {
   mt_str_device = PyUnicode_InternFromString("device");
   mt_str_allocator = PyUnicode_InternFromString("allocator");
   mt_str_collect_stats = PyUnicode_InternFromString("collect_stats");
+  mt_str_device_address = PyUnicode_InternFromString("device_address");
+  mt_str_nbytes = PyUnicode_InternFromString("nbytes");
+  mt_str_shape = PyUnicode_InternFromString("shape");
+  mt_str_view = PyUnicode_InternFromString("_view");
   if (PyType_Ready(&MT_KernelType) < 0) return NULL;
   PyObject* m = PyModule_Create(&kModule);
   if (m == NULL) return NULL;

@@ -24,8 +24,12 @@ static void release_string_input(void* data, size_t len, void* arg) {
   mt_release_python_owner(NULL, len, arg);
 }
 
+static TF_Tensor* tensor_from_device_buffer(PyObject* value, TF_DataType dtype, TF_Status* status);
+
 TF_Tensor* mt_tensor_from_array(PyObject* array, TF_DataType dtype, TF_Status* status) {
   if (!PyArray_Check(array)) {
+    TF_Tensor* t = tensor_from_device_buffer(array, dtype, status);
+    if (t != NULL || TF_GetCode(status) != TF_OK) return t;
     MT_SetStatusf(status, TF_INTERNAL, "the allocator returned a %s, not a numpy array",
                   Py_TYPE(array)->tp_name);
     return NULL;
@@ -40,6 +44,127 @@ TF_Tensor* mt_tensor_from_array(PyObject* array, TF_DataType dtype, TF_Status* s
   int nd = PyArray_NDIM(a);
   int64_t dims[NPY_MAXDIMS];
   for (int i = 0; i < nd; ++i) dims[i] = (int64_t)PyArray_DIMS(a)[i];
+  TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, nd, buf);
+  MT_BufferUnref(buf);
+  return t;
+}
+
+
+/* ------------------------------------------------------------------ pluggable device buffers
+ * A value of a pluggable device (modtensor.runtime.pluggable_device.DeviceBuffer) is
+ * not an array: it has `device_address` (int), `nbytes` and `shape`. Its TF_Tensor's
+ * data pointer is the device address; an output on its memory maps back to it (or a
+ * view of it through `_view(shape, dtype, offset)`). */
+
+int mt_device_buffer_info(PyObject* value, void** address, size_t* nbytes) {
+  PyObject* a = PyObject_GetAttr(value, mt_str_device_address);
+  if (a == NULL) {
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject* n = PyObject_GetAttr(value, mt_str_nbytes);
+  if (n == NULL) {
+    Py_DECREF(a);
+    return -1;
+  }
+  *address = PyLong_AsVoidPtr(a);
+  *nbytes = (size_t)PyLong_AsSize_t(n);
+  Py_DECREF(a);
+  Py_DECREF(n);
+  return PyErr_Occurred() ? -1 : 1;
+}
+
+/* The shape of a device buffer into dims (at most NPY_MAXDIMS); returns the rank or -1. */
+static int device_buffer_dims(PyObject* value, int64_t* dims) {
+  PyObject* shape = PyObject_GetAttr(value, mt_str_shape);
+  if (shape == NULL) return -1;
+  PyObject* fast = PySequence_Fast(shape, "a device buffer's shape must be a sequence");
+  Py_DECREF(shape);
+  if (fast == NULL) return -1;
+  Py_ssize_t nd = PySequence_Fast_GET_SIZE(fast);
+  if (nd > NPY_MAXDIMS) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "device buffer of rank %zd exceeds %d dimensions", nd, NPY_MAXDIMS);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nd; ++i) dims[i] = (int64_t)PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+  Py_DECREF(fast);
+  return PyErr_Occurred() ? -1 : (int)nd;
+}
+
+/* The runtime value for an output on a device buffer's memory: the buffer itself
+ * when shape and start agree, else buffer._view(shape, dtype, offset). */
+PyObject* mt_device_value(PyObject* owner, const TF_Tensor* t) {
+  void* address;
+  size_t nbytes;
+  if (mt_device_buffer_info(owner, &address, &nbytes) != 1) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "not a device buffer");
+    return NULL;
+  }
+  int64_t dims[NPY_MAXDIMS];
+  int nd = device_buffer_dims(owner, dims);
+  if (nd < 0) return NULL;
+  if (address == t->buffer->data && nd == t->num_dims &&
+      memcmp(dims, t->dims, sizeof(int64_t) * (size_t)nd) == 0) {
+    return Py_NewRef(owner);
+  }
+  PyObject* shape = PyTuple_New(t->num_dims);
+  if (shape == NULL) return NULL;
+  for (int i = 0; i < t->num_dims; ++i) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->dims[i]));
+  Py_ssize_t offset = (Py_ssize_t)((char*)t->buffer->data - (char*)address);
+  PyObject* dtype = PyLong_FromLong((long)t->dtype);
+  PyObject* off = PyLong_FromSsize_t(offset);
+  PyObject* view = (dtype && off) ? PyObject_CallMethodObjArgs(owner, mt_str_view, shape, dtype, off, NULL) : NULL;
+  Py_XDECREF(dtype);
+  Py_XDECREF(off);
+  Py_DECREF(shape);
+  return view;
+}
+
+static int fill_device_input(MT_Input* in, PyObject* value, TF_DataType dtype) {
+  void* address;
+  size_t nbytes;
+  int r = mt_device_buffer_info(value, &address, &nbytes);
+  if (r <= 0) return r;
+  if (dtype == TF_STRING) {
+    PyErr_SetString(PyExc_TypeError, "string tensors cannot be in device memory");
+    return -1;
+  }
+  int64_t dims[NPY_MAXDIMS];
+  int nd = device_buffer_dims(value, dims);
+  if (nd < 0) return -1;
+  in->num_dims = nd;
+  if (nd <= MT_INLINE_DIMS) {
+    memcpy(in->inline_dims, dims, sizeof(int64_t) * (size_t)nd);
+    in->dims = in->inline_dims;
+  } else {
+    int64_t* heap = (int64_t*)malloc(sizeof(int64_t) * (size_t)nd);
+    if (heap == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    memcpy(heap, dims, sizeof(int64_t) * (size_t)nd);
+    in->dims = heap;
+  }
+  in->data = address;
+  in->nbytes = nbytes;
+  return 1;
+}
+
+/* NULL with an OK status when `value` is not a device buffer. */
+static TF_Tensor* tensor_from_device_buffer(PyObject* value, TF_DataType dtype, TF_Status* status) {
+  void* address;
+  size_t nbytes;
+  int64_t dims[NPY_MAXDIMS];
+  int r = mt_device_buffer_info(value, &address, &nbytes);
+  int nd = r == 1 ? device_buffer_dims(value, dims) : 0;
+  if (r < 0 || nd < 0) {
+    mt_status_from_exception(status);
+    return NULL;
+  }
+  if (r == 0) return NULL;
+  Py_INCREF(value);
+  MT_Buffer* buf = MT_NewBuffer(address, nbytes, mt_release_python_owner, value);
   TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, nd, buf);
   MT_BufferUnref(buf);
   return t;
@@ -96,6 +221,9 @@ PyObject* mt_value_from_tensor(const TF_Tensor* t) {
   }
   for (int i = 0; i < t->num_dims; ++i) dims[i] = (npy_intp)t->dims[i];
   PyObject* owner = buf->deallocator == mt_release_python_owner ? (PyObject*)buf->deallocator_arg : NULL;
+  if (owner != NULL && !PyArray_Check(owner) && PyObject_HasAttr(owner, mt_str_device_address)) {
+    return mt_device_value(owner, t);
+  }
   if (owner != NULL && PyArray_Check(owner)) {
     PyArrayObject* a = (PyArrayObject*)owner;
     if (PyArray_DATA(a) == buf->data && PyArray_NDIM(a) == t->num_dims &&
@@ -185,6 +313,8 @@ int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** k
   in->owner = value;
   in->borrowed = 1;
   if (!PyArray_Check(value)) {
+    int r = fill_device_input(in, value, dtype);
+    if (r != 0) return r < 0 ? -1 : 0;
     PyObject* array = PyArray_FROM_OF(value, NPY_ARRAY_C_CONTIGUOUS);
     if (array == NULL) return -1;
     if (*keep == NULL && (*keep = PyList_New(0)) == NULL) {

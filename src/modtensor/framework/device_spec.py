@@ -19,7 +19,7 @@ __all__ = [
     "register_short_device_type",
 ]
 
-_SHORT_DEVICE_TYPES: set[str] = {"CPU", "GPU", "TPU"}
+_SHORT_DEVICE_TYPES: set[str] = {"CPU", "GPU", "TPU", "CUSTOM", "EPU"}  # TF's _VALID_DEVICE_TYPES
 _SHORT_LOCK = threading.Lock()
 
 

@@ -11,6 +11,7 @@ is reported: a warning for discovered plugins, an exception for explicit loads.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import warnings
@@ -21,7 +22,10 @@ from pathlib import Path
 from modtensor.framework import errors
 from modtensor.plugin.registry import ENTRY_POINTS, REGISTRY, PluginRecord
 
-__all__ = ["LoadSession", "load_native_library", "loading"]
+__all__ = ["LoadSession", "load_native_library", "loading", "unload_native_library"]
+
+# The load sessions of plugins that loaded, so an unload can undo exactly what each registered.
+_COMMITTED: dict[str, LoadSession] = {}
 
 
 class LoadSession:
@@ -33,6 +37,7 @@ class LoadSession:
         self.ops: list[str] = []
         self.kernels: list = []
         self.device_factories: list[tuple[str, object]] = []
+        self.cleanups: list[Callable[[], None]] = []  # undo native state (a StreamExecutor platform's teardown)
 
     def rollback(self) -> None:
         """Remove every kernel, op and device factory registered during this load."""
@@ -50,9 +55,12 @@ class LoadSession:
         for device_type, factory in reversed(self.device_factories):
             with suppress(KeyError, ValueError, errors.OpError):
                 unregister_device_factory(device_type, factory)
+        for cleanup in reversed(self.cleanups):
+            cleanup()
         self.kernels.clear()
         self.ops.clear()
         self.device_factories.clear()
+        self.cleanups.clear()
 
     def commit(self) -> None:
         """Record what was registered on the plugin's record."""
@@ -88,8 +96,36 @@ def _call_void_entry_point(address: int, session: LoadSession) -> None:
     bridge().call_entry_point(address)
 
 
+def _init_stream_executor(address: int, session: LoadSession) -> None:
+    """SE_InitPlugin: build the platform and register its devices (type at priority 220) and their plumbing kernels."""
+    from modtensor.framework.device_spec import register_short_device_type
+    from modtensor.plugin.native.stream_executor import init_platform
+    from modtensor.runtime.device_factory import register_device_factory
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+    from modtensor.runtime.pluggable_device import (
+        PLUGGABLE_PRIORITY,
+        PluggableDeviceFactory,
+        register_pluggable_device_kernels,
+    )
+
+    record = session.record
+    platform = init_platform(record.path, address)
+    session.cleanups.append(platform.teardown)
+    factory = PluggableDeviceFactory(platform)
+    register_device_factory(platform.type, factory, priority=PLUGGABLE_PRIORITY, source=record.path)
+    session.device_factories.append((platform.type, factory))
+    register_short_device_type(platform.type)  # "/MY_DEVICE:0" parses, as TF allows for pluggable device types
+    registry = global_kernel_registry()
+    if not any(r.kernel_def.device_type == platform.type for r in registry.kernels_for_op("Identity")):
+        session.kernels.extend(register_pluggable_device_kernels(platform.type))
+    atexit.register(platform.teardown)
+
+
 # Entry points modtensor runs; the others (see registry.ENTRY_POINTS) are only recorded.
-_HANDLERS: dict[str, Callable[[int, LoadSession], None]] = {"TF_InitKernel": _call_void_entry_point}
+_HANDLERS: dict[str, Callable[[int, LoadSession], None]] = {
+    "SE_InitPlugin": _init_stream_executor,
+    "TF_InitKernel": _call_void_entry_point,
+}
 
 
 def _entry_points(library: ctypes.CDLL) -> dict[str, int]:
@@ -141,6 +177,7 @@ def _initialise(record: PluginRecord) -> None:
                 session.rollback()
                 raise error
         session.commit()
+        _COMMITTED[record.real_path] = session
 
 
 def load_native_library(path: str | os.PathLike[str], *, origin: str, raise_errors: bool) -> PluginRecord:
@@ -170,6 +207,21 @@ def load_native_library(path: str | os.PathLike[str], *, origin: str, raise_erro
         if record.error is not None and raise_errors:
             raise record.error
         return record
+
+
+def unload_native_library(path: str | os.PathLike[str]) -> None:
+    """Undo a loaded native plugin: tear down its StreamExecutor platform (destroy functions in reverse
+    order), remove its device factory, kernels and ops, and forget its record so it can be loaded again.
+
+    The library stays mapped (code may still point into it). Devices of the plugin that were
+    already created become unusable: call this before devices are created or reset them after.
+    """
+    real_path = os.path.realpath(path)
+    with REGISTRY.lock:
+        session = _COMMITTED.pop(real_path, None)
+        if session is not None:
+            session.rollback()
+        REGISTRY.records.pop(real_path, None)
 
 
 def warn_plugin_failure(record: PluginRecord) -> None:

@@ -27,7 +27,7 @@ __all__ = [
 # Entry points a native plugin may export, in the order modtensor runs them (devices before
 # their kernels, as TensorFlow does), and the issue that implements each (None: implemented).
 ENTRY_POINTS: dict[str, str | None] = {
-    "SE_InitPlugin": "pluggable devices (StreamExecutor C API)",
+    "SE_InitPlugin": None,
     "TF_InitKernel": None,
     "TF_InitGraph": "graph optimizer plugins",
     "TF_InitGraphPlugin": "graph optimizer plugins",

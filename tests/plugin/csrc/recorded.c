@@ -4,11 +4,6 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/ops.h"
 
-void SE_InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {
-  (void)params;
-  TF_SetStatus(status, TF_INTERNAL, "SE_InitPlugin must not be called yet");
-}
-
 void TF_InitProfiler(TF_ProfilerRegistrationParams* params, TF_Status* status) {
   (void)params;
   TF_SetStatus(status, TF_INTERNAL, "TF_InitProfiler must not be called yet");

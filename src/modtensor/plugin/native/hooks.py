@@ -130,7 +130,7 @@ def construction_attr_tensors(ctor: OpKernelConstruction, name: str, as_list: bo
             None, None, f"AttrValue had value with type '{kind}' when '{expected}' expected\n\t for attr '{name}'"
         )
     protos = list(value.list.tensor) if as_list else [value.tensor]
-    return [(np.ascontiguousarray(tensor_proto.make_ndarray(p)), int(p.dtype)) for p in protos]
+    return [(np.asarray(tensor_proto.make_ndarray(p), order="C"), int(p.dtype)) for p in protos]  # 0-d stays 0-d
 
 
 # ---------------------------------------------------------------------- kernel calls

@@ -67,6 +67,7 @@ class NativeKernel(OpKernel):
             list(ctx.node_def.input),
             [(name, start, stop) for name, (start, stop) in ranges.items()],
             GRAPH_DEF_VERSION,
+            int(getattr(device, "compute_stream", None) or 0),  # TF_GetStream's SP_Stream (pluggable devices)
         )
         self._native = bridge().Kernel(spec.capsule, ctx, info)
         if self._native.failure is not None:

@@ -1,0 +1,442 @@
+"""PluggableDevice: a device of a StreamExecutor plugin, with its memory, streams and copies.
+
+Values on the device are ``DeviceBuffer`` objects: shape, dtype and a device
+address (what a C kernel's ``TF_TensorData`` returns). A buffer gives its memory
+back when it is dropped, but only once the stream work queued before the drop is
+done (the free waits behind an event recorded on the compute stream). Copies go
+through the plugin's memcpy functions on the host-to-device, device-to-host and
+device-to-device streams, ordered against the compute stream by events; the
+host waits on events, never by polling a sleep.
+
+The plugin side (C pointers, structs) lives in ``plugin.native.stream_executor``;
+this module only calls its typed ``SEDevice`` methods, so ``runtime`` does not
+import ``plugin``: the loader hands the platform object in.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import dtypes, errors
+from modtensor.runtime.allocator import Allocator, AllocatorStats, as_numpy_dtype
+from modtensor.runtime.device import Device, DeviceAttributes
+from modtensor.runtime.device_factory import DeviceFactory
+
+__all__ = ["PLUGGABLE_PRIORITY", "DeviceBuffer", "PluggableAllocator", "PluggableDevice", "PluggableDeviceFactory"]
+
+PLUGGABLE_PRIORITY = 220  # TF's priority of pluggable devices (above GPU's 210 and CPU's 70)
+_ALIGNMENT = 256
+# Dropped buffers are freed in batches behind one event: recording an event per tensor would
+# cost more than the kernel launch that produced it.
+_FREE_BATCH = 32
+
+
+class DeviceBuffer:
+    """A tensor's memory on a pluggable device: ``shape``, ``dtype``, ``device_address``, ``nbytes``.
+
+    The memory goes back to the device's allocator when the last reference is
+    dropped (a view, ``base`` set, keeps its base alive instead of freeing).
+    """
+
+    __slots__ = ("shape", "dtype", "device_address", "nbytes", "device", "base", "_owned", "__weakref__")
+
+    def __init__(
+        self, shape: tuple[int, ...], dtype: np.dtype, address: int, nbytes: int, device: PluggableDevice,
+        base: DeviceBuffer | None = None,
+    ):  # fmt: skip
+        self.shape = shape
+        self.dtype = dtype
+        self.device_address = address
+        self.nbytes = nbytes
+        self.device = device
+        self.base = base
+        self._owned = base is None and address != 0
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _view(self, shape: tuple[int, ...], dtype_enum: int, offset: int) -> DeviceBuffer:
+        """A buffer over part of this one (the C bridge's output on an input's memory)."""
+        dtype = np.dtype(dtypes.as_dtype(dtype_enum).as_numpy_dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        root = self.base if self.base is not None else self
+        return DeviceBuffer(tuple(shape), dtype, self.device_address + offset, nbytes, self.device, base=root)
+
+    def numpy(self) -> np.ndarray:
+        """The contents as a host array (waits for the work producing them)."""
+        return self.device.to_host(self)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.numpy()
+        return array.astype(dtype) if dtype is not None else array
+
+    def __repr__(self) -> str:
+        return f"<DeviceBuffer shape={self.shape} dtype={self.dtype} on {self.device.name} at {self.device_address:#x}>"
+
+    def __del__(self) -> None:
+        if self._owned:
+            self.device._release(self.device_address)
+
+
+class PluggableAllocator(Allocator):
+    """Device memory of one pluggable device: a BFC allocator over the plugin's allocate, or the plugin's own.
+
+    ``allocate`` returns a DeviceBuffer; statistics are the BFC's, or kept here for
+    the plugin's own allocator (with the plugin's limit). Out of memory is a
+    ResourceExhaustedError carrying the allocator's state.
+    """
+
+    def __init__(self, device: PluggableDevice, se_device: Any, *, use_bfc: bool, allow_growth: bool, limit: int):
+        self.name = f"{device.device_type}_{device.ordinal}_{'bfc' if use_bfc else 'plugin'}"
+        self._device = device
+        self._se = se_device
+        self._lock = threading.Lock()
+        self._sizes: dict[int, tuple[int, int]] = {}  # plugin allocator: address -> (bytes, payload)
+        self._stats = AllocatorStats(bytes_limit=limit)
+        self.bfc = None
+        if use_bfc:
+            from modtensor.runtime.bfc_allocator import BFCAllocator
+
+            self.bfc = BFCAllocator(_PluginSubAllocator(se_device), limit, allow_growth=allow_growth, name=self.name)
+
+    def allocate_raw(self, num_bytes: int) -> int:
+        """A device address of ``num_bytes``; ResourceExhaustedError when there is none."""
+        if num_bytes == 0:
+            return 0
+        if self.bfc is not None:
+            return self.bfc.allocate_raw(num_bytes, _ALIGNMENT)
+        address, payload = self._se.allocate(num_bytes)
+        if not address:
+            stats = self.get_stats()
+            raise errors.ResourceExhaustedError(
+                None, None,
+                f"Allocator ({self.name}) ran out of memory trying to allocate {num_bytes} bytes; the plugin's "
+                f"allocator has {stats.bytes_in_use} bytes in use of {stats.bytes_limit} "
+                f"(peak {stats.peak_bytes_in_use}, {stats.num_allocs} allocations)",
+            )  # fmt: skip
+        with self._lock:
+            self._sizes[address] = (num_bytes, payload)
+            s = self._stats
+            s.num_allocs += 1
+            s.bytes_in_use += num_bytes
+            s.peak_bytes_in_use = max(s.peak_bytes_in_use, s.bytes_in_use)
+            s.largest_alloc_size = max(s.largest_alloc_size, num_bytes)
+        return address
+
+    def deallocate_raw(self, address: int) -> None:
+        """Give ``address`` back (the device calls this once the streams are past its last use)."""
+        if self.bfc is not None:
+            self.bfc.deallocate_raw(address)
+            return
+        with self._lock:
+            num_bytes, payload = self._sizes.pop(address)
+            self._stats.bytes_in_use -= num_bytes
+        self._se.deallocate(address, num_bytes, payload)
+
+    def allocate(self, shape: Sequence[int], dtype: Any) -> DeviceBuffer:
+        """A DeviceBuffer of ``shape`` and ``dtype`` with unspecified contents."""
+        return self._device.allocate_buffer(tuple(int(d) for d in shape), as_numpy_dtype(dtype))
+
+    def get_stats(self) -> AllocatorStats:
+        """Bytes in use, peak, allocation count, largest allocation and the limit."""
+        self._device.collect_frees()
+        if self.bfc is not None:
+            return self.bfc.get_stats()
+        with self._lock:
+            s = self._stats
+            return AllocatorStats(
+                s.num_allocs, s.bytes_in_use, s.peak_bytes_in_use, s.largest_alloc_size, s.bytes_limit
+            )
+
+    def clear_stats(self) -> None:
+        if self.bfc is not None:
+            self.bfc.clear_stats()
+            return
+        with self._lock:
+            s = self._stats
+            s.num_allocs = 0
+            s.peak_bytes_in_use = s.bytes_in_use
+            s.largest_alloc_size = 0
+
+    def memory_log(self) -> str:
+        """The allocator's state for an out-of-memory report."""
+        return self.bfc.memory_log() if self.bfc is not None else repr(self.get_stats())
+
+
+class _PluginSubAllocator:
+    """The BFC allocator's source of regions: the plugin's allocate/deallocate."""
+
+    def __init__(self, se_device: Any):
+        self._se = se_device
+        self._payloads: dict[int, int] = {}
+
+    def alloc(self, num_bytes: int, alignment: int) -> int:
+        address, payload = self._se.allocate(num_bytes)
+        if address:
+            self._payloads[address] = payload
+        return address
+
+    def free(self, address: int, num_bytes: int) -> None:
+        self._se.deallocate(address, num_bytes, self._payloads.pop(address, 0))
+
+
+class PluggableDevice(Device):
+    """One device of a StreamExecutor plugin: compute and copy streams, events, device buffers."""
+
+    is_host = False
+
+    def __init__(self, attributes: DeviceAttributes, se_device: Any, *, allow_growth: bool, memory_limit: int):
+        from modtensor.runtime.allocator import CPUAllocator
+
+        self.se_device = se_device
+        self.platform = se_device.platform
+        self._closed = False
+        self._pending_frees: list[int] = []  # dropped buffers' addresses, not yet behind an event
+        # Work the compute stream must get past before its resources go: host arrays being copied
+        # in, and events it was told to wait for (a plugin may look at an event only when the
+        # stream reaches the wait, so re-recording it earlier could deadlock).
+        self._staged: list[Any] = []
+        self._compute_waits: list[int] = []
+        # (event on the compute stream, addresses to free, host objects to drop, events to recycle)
+        self._waiting: list[tuple[int, list[int], list[Any], list[int]]] = []
+        self._event_pool: list[int] = []
+        self._lock = threading.RLock()
+        super().__init__(attributes, allocator=None, host_allocator=CPUAllocator(f"{attributes.device_type}_host"))  # type: ignore[arg-type]
+        self.allocator = PluggableAllocator(
+            self, se_device, use_bfc=self.platform.use_bfc_allocator, allow_growth=allow_growth, limit=memory_limit
+        )
+        self.compute_stream = se_device.create_stream()
+        self.h2d_stream = se_device.create_stream()
+        self.d2h_stream = se_device.create_stream()
+        self.d2d_stream = se_device.create_stream()
+        self.platform.add_device_closer(self.close)
+
+    # ------------------------------------------------------------------ events and deferred frees
+
+    def _event(self) -> int:
+        return self._event_pool.pop() if self._event_pool else self.se_device.create_event()
+
+    def _release(self, address: int) -> None:
+        # Called from DeviceBuffer.__del__ (any thread, maybe inside GC): only record the address.
+        self._pending_frees.append(address)
+
+    def _behind_compute(self) -> None:
+        """Record one event on the compute stream; what is pending is released when it completes."""
+        pending, self._pending_frees = self._pending_frees, []
+        staged, self._staged = self._staged, []
+        waits, self._compute_waits = self._compute_waits, []
+        event = self._event()
+        self.se_device.record_event(self.compute_stream, event)
+        self._waiting.append((event, pending, staged, waits))
+
+    def collect_frees(self, *, wait: bool = False) -> None:
+        """Free the memory of dropped buffers whose last stream use is done (all of it with ``wait``)."""
+        if self._closed:
+            return
+        with self._lock:
+            if self._pending_frees or self._staged or self._compute_waits:
+                self._behind_compute()
+            still: list[tuple[int, list[int], list[Any], list[int]]] = []
+            for entry in self._waiting:
+                event, addresses, keep, waits = entry
+                if wait:
+                    self.se_device.block_host_for_event(event)
+                elif not self.se_device.event_complete(event):
+                    still.append(entry)
+                    continue
+                for address in addresses:
+                    self.allocator.deallocate_raw(address)
+                keep.clear()
+                self._event_pool.append(event)
+                self._event_pool.extend(waits)
+            self._waiting = still
+
+    # ------------------------------------------------------------------ memory
+
+    def allocate_buffer(self, shape: tuple[int, ...], dtype: np.dtype) -> DeviceBuffer:
+        """A new DeviceBuffer; on out-of-memory waits for pending frees once, then raises."""
+        nbytes = math.prod(shape) * dtype.itemsize
+        if len(self._pending_frees) >= _FREE_BATCH or len(self._staged) >= _FREE_BATCH:
+            self.collect_frees()
+        try:
+            address = self.allocator.allocate_raw(nbytes)
+        except errors.ResourceExhaustedError:
+            self.synchronize()
+            try:
+                address = self.allocator.allocate_raw(nbytes)
+            except errors.ResourceExhaustedError as e:
+                type_name = dtypes.as_dtype(dtype).cpp_name
+                raise errors.ResourceExhaustedError(
+                    None, None,
+                    f"OOM when allocating tensor with shape[{','.join(map(str, shape))}] and type {type_name} "
+                    f"on {self.name} by allocator {self.allocator.name}\n{e.message}",
+                ) from None  # fmt: skip
+        return DeviceBuffer(shape, dtype, address, nbytes, self)
+
+    def buffer_is_exclusive(self, value: Any) -> bool:
+        """A buffer that is not a view and has no views may be written in place."""
+        return isinstance(value, DeviceBuffer) and value.base is None
+
+    def zeros(self, shape: Sequence[int], dtype: Any) -> DeviceBuffer:
+        buf = self.allocate_buffer(tuple(int(d) for d in shape), as_numpy_dtype(dtype))
+        if buf.nbytes:
+            keep: list[Any] = []
+            self.se_device.mem_zero(self.compute_stream, buf.device_address, buf.nbytes, keep)
+            self._staged.extend(keep)
+        return buf
+
+    # ------------------------------------------------------------------ copies
+
+    def from_host(self, array: np.ndarray) -> DeviceBuffer:
+        """Enqueue a host-to-device copy; the compute stream waits for it, the host does not."""
+        source = np.asarray(array, order="C")  # ascontiguousarray would turn a 0-d array into shape (1,)
+        if source.dtype == np.object_:
+            raise errors.InvalidArgumentError(
+                None, None, f"string tensors cannot be placed on {self.name}: keep them in host memory"
+            )
+        buf = self.allocate_buffer(tuple(source.shape), source.dtype)
+        if buf.nbytes:
+            with self._lock:
+                self.se_device.memcpy_htod(self.h2d_stream, buf.device_address, source.ctypes.data, buf.nbytes)
+                event = self._event()
+                self.se_device.record_event(self.h2d_stream, event)
+                self.se_device.wait_for_event(self.compute_stream, event)
+                self._compute_waits.append(event)
+                self._staged.append(source)  # the host array lives until the copy is done
+        return buf
+
+    def to_host(self, value: Any) -> np.ndarray:
+        """Copy a buffer to a new host array on the device-to-host stream, after the compute stream's work."""
+        if not isinstance(value, DeviceBuffer):
+            return np.asarray(value)
+        out = np.empty(value.shape, value.dtype)
+        if value.nbytes:
+            src = value.device
+            with src._lock:
+                ready = src._event()
+                src.se_device.record_event(src.compute_stream, ready)
+                src.se_device.wait_for_event(src.d2h_stream, ready)
+                src.se_device.memcpy_dtoh(src.d2h_stream, out.ctypes.data, value.device_address, value.nbytes)
+                done = src._event()
+                src.se_device.record_event(src.d2h_stream, done)
+                src.se_device.block_host_for_event(done)
+                src._event_pool += [ready, done]
+        return out
+
+    def copy_to(self, value: Any, dst: Device) -> Any:
+        """Same device: the value; same platform and device: memcpy_dtod; otherwise through host memory."""
+        if dst is self:
+            return value
+        if isinstance(value, DeviceBuffer) and value.device is dst:
+            return value
+        return dst.from_host(self.to_host(value))
+
+    def synchronize(self) -> None:
+        """Wait for all work on this device, then release everything waiting on it."""
+        if self._closed:
+            return
+        self.se_device.synchronize_all_activity()
+        self.collect_frees(wait=True)
+
+    def close(self) -> None:
+        """Release streams, events and memory (at platform teardown); the device is unusable afterwards."""
+        if self._closed:
+            return
+        try:
+            self.synchronize()
+        finally:
+            self._closed = True
+            se = self.se_device
+            for event in self._event_pool:
+                se.destroy_event(event)
+            self._event_pool.clear()
+            for stream in (self.d2d_stream, self.d2h_stream, self.h2d_stream, self.compute_stream):
+                se.destroy_stream(stream)
+
+
+class PluggableDeviceFactory(DeviceFactory):
+    """The devices of one StreamExecutor platform (registered at priority 220 under its type)."""
+
+    def __init__(self, platform: Any):
+        self.platform = platform
+
+    def list_physical_devices(self) -> list[str]:
+        return [f"/physical_device:{self.platform.type}:{i}" for i in range(len(self.platform.devices))]
+
+    def get_device_details(self, index: int) -> dict[str, str]:
+        """The plugin's hardware name, vendor and PCI bus id (the ones it reports)."""
+        d = self.platform.devices[index]
+        details = {"device_name": d.hardware_name, "device_vendor": d.vendor, "pci_bus_id": d.pci_bus_id}
+        return {k: v for k, v in details.items() if v}
+
+    def create_devices(self, physical_indices: Sequence[int], name_prefix: str) -> list[Device]:
+        devices: list[Device] = []
+        for ordinal, index in enumerate(physical_indices):
+            se_device = self.platform.devices[index]
+            name = f"/physical_device:{self.platform.type}:{index}"
+            growth = self.platform.force_memory_growth or _memory_growth(name)
+            usage = se_device.memory_usage()
+            stats = se_device.allocator_stats()
+            limit = (usage[0] if usage else 0) or ((stats or {}).get("bytes_limit") or 0) or (1 << 30)
+            desc = f"device: {index}, name: {se_device.hardware_name or self.platform.name}"
+            if se_device.pci_bus_id:
+                desc += f", pci bus id: {se_device.pci_bus_id}"
+            attrs = DeviceAttributes(
+                name=f"{name_prefix}/device:{self.platform.type}:{ordinal}",
+                device_type=self.platform.type,
+                memory_limit=limit,
+                physical_device_desc=desc,
+            )
+            devices.append(PluggableDevice(attrs, se_device, allow_growth=growth, memory_limit=limit))
+        return devices
+
+
+def _memory_growth(physical_name: str) -> bool:
+    """``config.experimental.set_memory_growth`` for this physical device; unset: reserve up front, as TF."""
+    from modtensor.config.experimental import memory_growth_enabled
+
+    return bool(memory_growth_enabled(physical_name))
+
+
+def register_pluggable_device_kernels(device_type: str) -> list[Any]:
+    """Kernels every pluggable device has, as in TensorFlow: the pass-through ones and Const.
+
+    Returns the registrations (for the loader's rollback).
+    """
+    from modtensor.kernels.cpu.registrations import ConstKernel, register_device_agnostic_kernels
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+
+    class DeviceConstKernel(ConstKernel):
+        """Const on a pluggable device: copied to the device on the first call, then the same buffer."""
+
+        def __init__(self, ctx: Any):
+            super().__init__(ctx)
+            self._device_value: DeviceBuffer | None = None
+
+        def compute(self, ctx: Any) -> None:
+            if self._device_value is None:
+                self._device_value = ctx.device.from_host(self._value)
+            ctx.outputs[0] = self._device_value
+
+    registry = global_kernel_registry()
+    registrations = register_device_agnostic_kernels(device_type)
+    numeric = [
+        dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
+        dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.bool, dtypes.complex64, dtypes.complex128,
+    ]  # fmt: skip
+    constraints = {"dtype": numeric}
+    registrations.append(
+        registry.register("Const", device_type, DeviceConstKernel, constraints=constraints, source=__name__)
+    )
+    return registrations
