@@ -11,6 +11,7 @@ need_apt=()
 # gcc builds the native plugin library (csrc/) with the package; g++ builds the C++ example plugin in the tests.
 command -v gcc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
 if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then
   need_apt+=("python3-venv")
 fi

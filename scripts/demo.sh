@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The main job: installs modtensor into a venv (see bootstrap.sh), runs
-# `modtensor demo` on the bundled TensorFlow-exported models (import, shapes,
-# round trip, outputs against TensorFlow's), then runs one of them with
-# `modtensor run` on a saved input, printing where each op ran.
+# The main job: installs modtensor into a venv (see bootstrap.sh), builds the
+# example device plugin (examples/plugins/demo_device, device type MY_DEVICE),
+# runs `modtensor demo` on the bundled TensorFlow-exported models (import,
+# shapes, round trip, outputs against TensorFlow's on CPU, then again on the
+# plugin's device), then runs one model with `modtensor run` and its placement log.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/bootstrap.sh"
 cd "$ROOT"
-"$VENV/bin/modtensor" demo "$@"
+echo "[demo] building examples/plugins/demo_device"
+make -s -C examples/plugins/demo_device PYTHON="$VENV/bin/python"
+"$VENV/bin/modtensor" demo --device-plugin examples/plugins/demo_device/libdemo_device.so "$@"
 echo
 echo "== modtensor run examples/models/small_cnn.pb --input image=examples/models/small_cnn.input.npy --log-placement"
 exec "$VENV/bin/modtensor" run examples/models/small_cnn.pb \

@@ -14,7 +14,7 @@ MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
 
 
 def test_demo_checks_every_bundled_model(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--models", str(MODELS)]) == 0
+    assert main(["demo", "--models", str(MODELS), "--device-plugin", "none"]) == 0
     out = capsys.readouterr().out
     for name in json.loads((MODELS / "manifest.json").read_text())["models"]:
         assert f"== {name}:" in out
@@ -33,13 +33,13 @@ def test_demo_fails_when_a_shape_disagrees_with_tensorflow(tmp_path: Path, capsy
     first = next(iter(shapes))
     shapes[first]["shape"] = [12345]
     (tmp_path / "mlp.shapes.json").write_text(json.dumps(shapes))
-    assert main(["demo", "--models", str(tmp_path)]) == 1
+    assert main(["demo", "--models", str(tmp_path), "--device-plugin", "none"]) == 1
     out = capsys.readouterr().out
     assert "[FAILED]" in out and f"{first}: got" in out and "TensorFlow float32[12345]" in out
 
 
 def test_demo_without_models_folder_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--models", str(tmp_path)]) == 1
+    assert main(["demo", "--models", str(tmp_path), "--device-plugin", "none"]) == 1
     assert f"no manifest.json in {tmp_path}" in capsys.readouterr().err
 
 
@@ -62,3 +62,13 @@ def test_inspect_of_a_graph_with_an_unknown_op_names_op_and_node(
 def test_inspect_of_a_missing_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", str(tmp_path / "none.pb")]) == 1
     assert "none.pb" in capsys.readouterr().err
+
+
+def test_demo_without_the_device_plugin_built_says_how_to_build_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "libdemo_device.so"
+    assert main(["demo", "--models", str(MODELS), "--device-plugin", str(missing)]) == 0
+    assert f"no device plugin at {missing}: build it with `make -C examples/plugins/demo_device`" in (
+        capsys.readouterr().out
+    )

@@ -12,6 +12,7 @@ non-zero when anything disagrees.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import time
@@ -23,6 +24,7 @@ import numpy as np
 from modtensor.cli.inspect_graph import describe_outputs, load, summarize
 
 DEFAULT_MODELS = Path("examples") / "models"
+DEFAULT_DEVICE_PLUGIN = Path("examples") / "plugins" / "demo_device" / "libdemo_device.so"
 
 
 def add_parser(sub: Any) -> None:
@@ -32,6 +34,12 @@ def add_parser(sub: Any) -> None:
         "--models",
         default=os.environ.get("MODTENSOR_DEMO_MODELS", str(DEFAULT_MODELS)),
         help="folder with manifest.json and NAME.pb / NAME.shapes.json (default: %(default)s)",
+    )
+    p.add_argument(
+        "--device-plugin",
+        default=os.environ.get("MODTENSOR_DEMO_DEVICE_PLUGIN", str(DEFAULT_DEVICE_PLUGIN)),
+        help="example device plugin (.so) to load after the CPU runs; every model then runs again on its device "
+        "(ops without a device kernel fall back to CPU); 'none' skips it (default: %(default)s)",
     )
     p.set_defaults(func=run)
 
@@ -66,19 +74,42 @@ def round_trip_problems(graph: Any) -> list[str]:
     return [name for name in a.keys() | b.keys() if a.get(name) != b.get(name)]
 
 
-def output_errors(graph: Any, info: dict[str, Any], arrays: Any) -> tuple[list[str], float, float]:
-    """Run the graph on TF's recorded inputs; return problems, worst relative error, ms of a batch-1 run."""
+def output_errors(
+    graph: Any, info: dict[str, Any], arrays: Any, device: str, placement: collections.Counter[str]
+) -> tuple[list[str], float, float]:
+    """Run the graph with every node asking for ``device`` on TF's recorded inputs.
+
+    Soft placement lets ops without a kernel on ``device`` run on CPU; ``placement`` receives, per
+    device type, how many nodes ran there (from the partition graphs, transfers left out). Returns
+    the problems, the worst relative error against TensorFlow's outputs and the ms of a batch-1 run.
+    """
+    from modtensor.framework.graph import Graph
+    from modtensor.framework.importer import import_graph_def
+    from modtensor.framework.protos import config_pb2
     from modtensor.runtime.session import Session
+
+    placed = Graph()
+    with placed.as_default(), placed.device(device):
+        import_graph_def(graph.as_graph_def(), name="")
+    graph = placed
 
     inputs = [t["name"] for t in info["inputs"]]
     outputs = [t["name"] for t in info["outputs"]]
     problems: list[str] = []
     worst = 0.0
     latency = float("nan")
-    with Session(graph=graph) as sess:
+    config = config_pb2.ConfigProto(allow_soft_placement=True)
+    with Session(graph=graph, config=config) as sess:
         for batch in info["batches"]:
             feed = {t: arrays[f"b{batch}/in/{t}"] for t in inputs}
-            sess.run(outputs, feed)  # first run compiles the plan
+            metadata = config_pb2.RunMetadata()
+            options = config_pb2.RunOptions(output_partition_graphs=True)
+            sess.run(outputs, feed, options=options, run_metadata=metadata)  # first run compiles the plan
+            if batch == info["batches"][0]:
+                for partition in metadata.partition_graphs:
+                    for node in partition.node:
+                        if node.op not in ("_Send", "_Recv", "_HostSend", "_HostRecv"):
+                            placement[node.device.rsplit("device:", 1)[-1].rsplit(":", 1)[0]] += 1
             start = time.perf_counter()
             got = sess.run(outputs, feed)
             if batch == 1:
@@ -100,22 +131,28 @@ def output_errors(graph: Any, info: dict[str, Any], arrays: Any) -> tuple[list[s
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the demo over every model in the manifest; return the exit status."""
+    """Run the demo over every model in the manifest, on CPU and then on the example device; return the exit status."""
     folder = Path(args.models)
     manifest_path = folder / "manifest.json"
     if not manifest_path.is_file():
         raise OSError(f"no manifest.json in {folder}: pass --models DIR (run from the repository root)")
     manifest = json.loads(manifest_path.read_text())
+    plugin = Path(args.device_plugin) if args.device_plugin != "none" else None
+    plugin_devices = load_device_plugin(plugin) if plugin is not None else None
     failures = 0
+    graphs = {}
     for name in manifest["models"]:
         start = time.perf_counter()
-        graph = load(str(folder / f"{name}.pb"))
+        graph = graphs[name] = load(str(folder / f"{name}.pb"))
         elapsed = (time.perf_counter() - start) * 1e3
         info = summarize(graph)
         expected = json.loads((folder / f"{name}.shapes.json").read_text())
         mismatches = shape_mismatches(graph, expected)
         changed = round_trip_problems(graph)
-        wrong, worst, latency = output_errors(graph, manifest["models"][name], np.load(folder / f"{name}.io.npz"))
+        placement: collections.Counter[str] = collections.Counter()
+        wrong, worst, latency = output_errors(
+            graph, manifest["models"][name], np.load(folder / f"{name}.io.npz"), "/device:CPU:0", placement
+        )
         status = "ok" if not mismatches and not changed and not wrong else "FAILED"
         failures += status != "ok"
         n_outputs = sum(len(op.outputs) for op in info["ops"])
@@ -133,7 +170,48 @@ def run(args: argparse.Namespace) -> int:
         )
         for line in (mismatches + [f"round trip changed {n}" for n in changed] + wrong)[:10]:
             print(f"     {line}")
-    print(
-        "Plugin devices (the bundled example device plugin) come with the pluggable-device issue; see docs/status.md."
-    )
+    if plugin is not None and plugin_devices is None:
+        print(
+            f"\n(no device plugin at {plugin}: build it with `make -C examples/plugins/demo_device` "
+            "or pass --device-plugin PATH; skipping the plugin-device runs)"
+        )
+    elif plugin_devices:
+        failures += run_on_device_plugin(plugin, plugin_devices, manifest, graphs, folder)
     return 1 if failures else 0
+
+
+def load_device_plugin(plugin: Path) -> list[Any] | None:
+    """Load the device plugin before any device is created; return its physical devices (None: no such file)."""
+    if not plugin.is_file():
+        return None
+    from modtensor.plugin import load_library
+    from modtensor.runtime.device_factory import list_physical_devices
+
+    before = {d.device_type for d in list_physical_devices()}
+    load_library(plugin)
+    return [d for d in list_physical_devices() if d.device_type not in before]
+
+
+def run_on_device_plugin(
+    plugin: Path, devices: list[Any], manifest: dict[str, Any], graphs: dict[str, Any], folder: Path
+) -> int:
+    """Run every model again with its nodes asking for the plugin's first device; return failures."""
+    device_type = devices[0].device_type
+    print(f"\n== device plugin {plugin}: devices {', '.join(d.name for d in devices)}")
+    failures = 0
+    for name, graph in graphs.items():
+        placement: collections.Counter[str] = collections.Counter()
+        wrong, worst, latency = output_errors(
+            graph, manifest["models"][name], np.load(folder / f"{name}.io.npz"), f"/device:{device_type}:0", placement
+        )
+        status = "ok" if not wrong else "FAILED"
+        failures += status != "ok"
+        where = ", ".join(f"{count} on {kind}" for kind, count in placement.most_common())
+        print(
+            f"   {name}: nodes {where}; outputs vs TensorFlow's, max relative error {worst:.1e}; "
+            f"batch 1 in {latency:.2f} ms  [{status}]"
+        )
+        for line in wrong[:10]:
+            print(f"     {line}")
+    print(f"   (ops without a {device_type} kernel ran on CPU through soft placement, with transfers between them)")
+    return failures
