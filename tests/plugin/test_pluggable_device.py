@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import json
+import logging
 
 import numpy as np
 import pytest
@@ -23,9 +25,8 @@ X = np.array([[1.5, -2.0, 0.25], [-0.5, 3.0, -4.0]], np.float32)
 def hostdev(build_plugin):
     """tests/plugin/csrc/se_host.c with AddV2/Relu kernels, loaded as device type HOSTDEV (BFC allocator)."""
     path = build_plugin("se_kernels", sources=[CSRC / "se_host.c"], flags=["-DSE_KERNELS"])
-    nobfc = build_plugin(
-        "se_nobfc", sources=[CSRC / "se_host.c"], flags=["-DSE_NO_BFC", '-DSE_TYPE="HOSTRAW"', '-DSE_NAME="HostRaw"']
-    )
+    flags = ["-DSE_NO_BFC", '-DSE_TYPE="HOSTRAW"', '-DSE_NAME="HOSTRAW_PLATFORM"']
+    nobfc = build_plugin("se_nobfc", sources=[CSRC / "se_host.c"], flags=flags)
     device_factory.reset_devices_for_testing()
     load_library(path)
     load_library(nobfc)
@@ -56,16 +57,23 @@ def test_devices_are_listed_with_the_plugins_details(hostdev):
 
 
 @pytest.mark.parametrize("ordinal", [0, 1])
-def test_eager_ops_run_on_the_device_and_keep_results_there(hostdev, ordinal):
+def test_eager_ops_run_on_the_device_and_keep_results_there(hostdev, ordinal, caplog, monkeypatch):
+    from modtensor.runtime import eager
+
+    monkeypatch.setattr(eager, "_SOFT_PLACED", set())
     with tf.device(f"/device:HOSTDEV:{ordinal}"):
         x = tf.constant(X)
         y = tf.nn.relu(x + x)
     assert y.device.endswith(f"device:HOSTDEV:{ordinal}")
     assert isinstance(y._value, DeviceBuffer) and y._value.device_address != 0
     np.testing.assert_array_equal(y.numpy(), expected(X))
-    with tf.device("/device:HOSTDEV:0"):  # no Tanh kernel on the device: soft placement runs it on CPU
-        t = tf.math.tanh(x)
+    with caplog.at_level(logging.INFO, logger="modtensor.placement"), tf.device(f"/device:HOSTDEV:{ordinal}"):
+        t = tf.math.tanh(x)  # no Tanh kernel on the device: soft placement runs it on CPU
+        tf.math.tanh(x)
+    assert t.device.endswith("device:CPU:0")
     np.testing.assert_allclose(t.numpy(), np.tanh(X), rtol=1e-6)
+    # logged once per op type and device type
+    assert caplog.text.count("Op Tanh has no kernel on HOSTDEV; soft placement runs it on ") == 1
 
 
 def test_scalars_keep_their_rank_on_the_device(hostdev):
@@ -133,3 +141,21 @@ def test_out_of_memory_is_resource_exhausted_and_the_process_goes_on(hostdev, de
     assert "ran out of memory" in message
     with tf.device("/device:HOSTDEV:0"):
         np.testing.assert_array_equal(tf.nn.relu(tf.constant(X)).numpy(), np.maximum(X, 0))
+
+
+def test_cli_shows_the_platform_its_devices_and_allocator(hostdev, capsys):
+    from modtensor.cli.main import main
+
+    main(["plugins", "--load", str(hostdev)])  # exit code 1 if another test's bad plugin is listed
+    out = capsys.readouterr().out
+    block = out[out.index(f"  path: {hostdev}") :]
+    assert "  platform: HOSTDEV_PLATFORM (device type HOSTDEV)\n" in block
+    assert "    allocator: BFC over the plugin's allocate\n" in block
+    assert (
+        "    /physical_device:HOSTDEV:1: hardware name: HostDev Test Accelerator, vendor: modtensor tests, "
+        "pci bus id: 0000:00:02.0; memory growth off (reserves the device's memory up front)"
+    ) in block
+    main(["plugins", "--json"])
+    listed = {p["path"]: p for p in json.loads(capsys.readouterr().out)}
+    raw = next(p for path, p in listed.items() if path.endswith("se_nobfc.so"))["platform"]
+    assert (raw["type"], raw["allocator"], len(raw["devices"])) == ("HOSTRAW", "the plugin's own", 2)

@@ -24,7 +24,7 @@ def demo(build_plugin):
     """The demo plugin built with device type DEMOTEST (its own platform name), loaded, unloaded at the end."""
     if not all(s.is_file() for s in SOURCES):
         pytest.skip("examples/plugins/demo_device is not there")
-    flags = ["-std=c11", "-D_GNU_SOURCE", "-DDEMO_DEVICE_TYPE=DEMOTEST", '-DDEMO_PLATFORM_NAME="DemoTest"', "-lm"]
+    flags = ["-std=c11", "-D_GNU_SOURCE", "-DDEMO_DEVICE_TYPE=DEMOTEST", '-DDEMO_PLATFORM_NAME="DEMO_TEST"', "-lm"]
     path = build_plugin("demo_device_test", sources=SOURCES, flags=flags)
     device_factory.reset_devices_for_testing()
     load_library(path)
@@ -103,3 +103,34 @@ def test_four_threads_run_sessions_on_the_device_at_once(demo):
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads), "a session thread hung"
     assert failures == []
+
+
+def test_copies_between_devices_of_the_platform_use_memcpy_dtod_and_free_after_the_copy(demo, monkeypatch):
+    first, second = (device_factory.get_device(f"/device:DEMOTEST:{i}") for i in (0, 1))
+    for device in (first, second):
+        device.synchronize()
+    baselines = [d.allocator.get_stats().bytes_in_use for d in (first, second)]
+    calls: list[int] = []
+    dtod = first.se_device.memcpy_dtod
+
+    def counting(stream, dst, src, num_bytes):
+        calls.append(num_bytes)
+        return dtod(stream, dst, src, num_bytes)
+
+    monkeypatch.setattr(first.se_device, "memcpy_dtod", counting)
+    monkeypatch.setattr(first, "to_host", None)  # a copy through host memory would fail
+    start = np.linspace(-1, 1, 1024, dtype=np.float32)
+    with tf.device("/device:DEMOTEST:0"):
+        a = tf.constant(start)
+        for _ in range(20):  # a queue of asynchronous work the copy must wait for
+            a = a + a
+    with tf.device("/device:DEMOTEST:1"):
+        b = tf.nn.relu(a * 0.5)
+    del a  # dropped while the copy may still be reading it
+    assert calls == [start.nbytes] and b.device.endswith("DEMOTEST:1")
+    np.testing.assert_array_equal(b.numpy(), np.maximum(start, 0) * 2.0**19)
+    del b
+    gc.collect()
+    second.synchronize()  # past the copy: the source buffer goes back to the first device
+    first.synchronize()
+    assert [d.allocator.get_stats().bytes_in_use for d in (first, second)] == baselines

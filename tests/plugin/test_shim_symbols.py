@@ -1,7 +1,8 @@
 """The shim exports every function TensorFlow's plugin C API headers declare (modtensor's copies, in include/).
 
 Headers checked: tensorflow/c/{kernels,ops,tf_status,tf_buffer,tf_tensor,tf_tstring,tf_datatype,
-kernels_experimental}.h and xla/tsl/c/tsl_status.h. Plugin entry points (TF_InitKernel) are
+kernels_experimental}.h, tensorflow/c/experimental/grappler/grappler.h and xla/tsl/c/tsl_status.h.
+Plugin entry points (TF_InitKernel, TF_InitGraph, TF_InitGraphPlugin) are
 defined by plugins, not by the runtime. Functions modtensor cannot support yet still exist and
 fail with TF_UNIMPLEMENTED (see docs/plugins.md).
 """
@@ -31,8 +32,9 @@ HEADERS = [
     "tensorflow/c/tf_datatype.h",
     "tensorflow/c/kernels_experimental.h",
     "xla/tsl/c/tsl_status.h",
+    "tensorflow/c/experimental/grappler/grappler.h",
 ]
-PLUGIN_ENTRY_POINTS = {"TF_InitKernel"}
+PLUGIN_ENTRY_POINTS = {"TF_InitKernel", "TF_InitGraph", "TF_InitGraphPlugin"}
 
 needs_nm = pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
 

@@ -77,6 +77,10 @@ typedef struct DemoDevice {
   char pci_bus_id[32];
 } DemoDevice;
 
+/* The live devices by ordinal (platform.c): memcpy_dtod may write to a peer device of the
+ * platform, as TensorFlow's device-to-device copies do (source device's stream, peer destination). */
+extern DemoDevice* demo_devices[DEMO_DEVICE_COUNT];
+
 /* A unit of work on a stream: run(arg, status) on the worker thread; on error it sets
  * `status`, which becomes the stream's (sticky) status. cleanup(arg) frees the capture. */
 typedef void (*DemoWorkFn)(void* arg, TF_Status* status);

@@ -48,6 +48,7 @@ static void create_device(const SP_Platform* platform, SE_CreateDeviceParams* pa
     return;
   }
   d->ordinal = params->ordinal;
+  demo_devices[d->ordinal] = d;
   pthread_mutex_init(&d->mu, NULL);
   snprintf(d->hardware_name, sizeof(d->hardware_name), "Demo Device %d (host arena)", d->ordinal);
   snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "0000:%02x:00.0", 0x10 + d->ordinal);
@@ -62,6 +63,8 @@ static void create_device(const SP_Platform* platform, SE_CreateDeviceParams* pa
   TF_SetStatus(status, TF_OK, "");
 }
 
+DemoDevice* demo_devices[DEMO_DEVICE_COUNT];
+
 static void destroy_device(const SP_Platform* platform, SP_Device* device) {
   (void)platform;
   DemoDevice* d = device->device_handle;
@@ -69,6 +72,7 @@ static void destroy_device(const SP_Platform* platform, SP_Device* device) {
   if (d->num_streams > 0)
     fprintf(stderr, "demo_device: " DEMO_DEVICE_TYPE_NAME ":%d destroyed with %d live streams\n", d->ordinal,
             d->num_streams);
+  if (d->ordinal >= 0 && d->ordinal < DEMO_DEVICE_COUNT && demo_devices[d->ordinal] == d) demo_devices[d->ordinal] = NULL;
   demo_arena_destroy(&d->arena);
   pthread_mutex_destroy(&d->mu);
   free(d->streams);

@@ -21,6 +21,15 @@ static int check_device_range(DemoDevice* d, const void* ptr, uint64_t size, con
   return 0;
 }
 
+/* A copy's destination may be memory of any live device of the platform (a peer copy). */
+static int check_peer_range(DemoDevice* d, const void* ptr, uint64_t size, const char* what, TF_Status* status) {
+  for (int i = 0; i < DEMO_DEVICE_COUNT; ++i) {
+    DemoDevice* peer = demo_devices[i];
+    if (peer != NULL && peer != d && ptr != NULL && demo_arena_contains(&peer->arena, ptr, size)) return 1;
+  }
+  return check_device_range(d, ptr, size, what, status);
+}
+
 static int check_stream(DemoDevice* d, SP_Stream stream, const char* what, TF_Status* status) {
   if (demo_stream_valid(stream) && stream->device == d) return 1;
   char msg[160];
@@ -282,7 +291,7 @@ static void se_memcpy_dtod(const SP_Device* device, SP_Stream stream, SP_DeviceM
   DemoDevice* d = dev_of(device);
   if (!check_stream(d, stream, "memcpy_dtod", status) ||
       !check_device_range(d, device_src->opaque, size, "memcpy_dtod source", status) ||
-      !check_device_range(d, device_dst->opaque, size, "memcpy_dtod destination", status))
+      !check_peer_range(d, device_dst->opaque, size, "memcpy_dtod destination", status))
     return;
   enqueue_copy(stream, device_dst->opaque, device_src->opaque, size, 0, 0, status);
 }

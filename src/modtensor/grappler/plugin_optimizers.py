@@ -3,8 +3,8 @@
 A plugin optimizer is a callable ``(graph_def, item) -> graph_def`` plus the optimizer
 configs it recommends (``TP_OptimizerConfigs`` tri-states by field name). The
 meta-optimizer runs the optimizers of the device types present after the built-in
-passes and validates each like a pass. The native bridge (issue 6's plugin half)
-registers here; the registry is empty until a plugin does.
+passes and validates each like a pass. Native plugins register here through
+``TF_InitGraph`` (plugin/loader.py, plugin/native/graph_optimizer.py).
 """
 
 from __future__ import annotations
@@ -48,10 +48,12 @@ def register_plugin_optimizer(optimizer: PluginOptimizer) -> None:
         _by_device[optimizer.device_type] = optimizer
 
 
-def unregister_plugin_optimizer(device_type: str) -> None:
-    """Remove the optimizer of ``device_type`` (plugin unload, tests)."""
+def unregister_plugin_optimizer(device_type: str, plugin: str | None = None) -> None:
+    """Remove the optimizer of ``device_type`` (plugin unload, tests); only ``plugin``'s when it is given."""
     with _lock:
-        _by_device.pop(device_type, None)
+        current = _by_device.get(device_type)
+        if current is not None and (plugin is None or current.plugin == plugin):
+            del _by_device[device_type]
 
 
 def plugin_optimizers(device_types: Iterable[str]) -> list[PluginOptimizer]:

@@ -5,9 +5,9 @@
 - ``loaded_plugins()``: every plugin tried so far, with what it registered or why it failed;
 - ``discover_plugins()``: load the installed plugins now (otherwise done at the runtime's first use).
 
-Native plugins export ``TF_InitKernel`` (ops and kernels; ``SE_InitPlugin``,
-``TF_InitGraph``/``TF_InitGraphPlugin`` and ``TF_InitProfiler`` are recorded for
-later). The plugin author's guide is docs/plugins.md. Importing this package is
+Native plugins export ``SE_InitPlugin`` (devices), ``TF_InitKernel`` (ops and kernels)
+and ``TF_InitGraph``/``TF_InitGraphPlugin`` (a graph optimizer); ``TF_InitProfiler`` is
+recorded for later. The plugin author's guide is docs/plugins.md. Importing this package is
 cheap: it installs the discovery hooks and loads nothing.
 """
 

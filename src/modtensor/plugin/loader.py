@@ -38,6 +38,7 @@ class LoadSession:
         self.kernels: list = []
         self.device_factories: list[tuple[str, object]] = []
         self.cleanups: list[Callable[[], None]] = []  # undo native state (a StreamExecutor platform's teardown)
+        self.optimizers: list[str] = []  # device types of the graph optimizer registered (TF_InitGraph)
 
     def rollback(self) -> None:
         """Remove every kernel, op and device factory registered during this load."""
@@ -61,12 +62,14 @@ class LoadSession:
         self.ops.clear()
         self.device_factories.clear()
         self.cleanups.clear()
+        self.optimizers.clear()
 
     def commit(self) -> None:
         """Record what was registered on the plugin's record."""
         self.record.ops.extend(self.ops)
         self.record.kernels.extend(self.kernels)
         self.record.device_types.extend(t for t, _ in self.device_factories if t not in self.record.device_types)
+        self.record.optimizers.extend(t for t in self.optimizers if t not in self.record.optimizers)
 
     def failure(self, stage: str) -> errors.OpError | None:
         """The error to report for this load (the first recorded, mentioning how many more), or None."""
@@ -121,10 +124,37 @@ def _init_stream_executor(address: int, session: LoadSession) -> None:
     atexit.register(platform.teardown)
 
 
+def _init_graph(address: int, session: LoadSession, entry_point: str = "TF_InitGraph") -> None:
+    """TF_InitGraph / TF_InitGraphPlugin: register the plugin's optimizer for its device type (one per type)."""
+    from modtensor.grappler.plugin_optimizers import (
+        PluginOptimizer,
+        register_plugin_optimizer,
+        unregister_plugin_optimizer,
+    )
+    from modtensor.plugin.native.graph_optimizer import init_graph_optimizer
+
+    record = session.record
+    native = init_graph_optimizer(record.path, address, entry_point)
+    session.cleanups.append(native.teardown)  # destroy_func, also when the registration below fails
+    atexit.register(native.teardown)
+    register_plugin_optimizer(PluginOptimizer(native.device_type, record.path, native.optimize, native.configs))
+    session.cleanups.append(lambda: unregister_plugin_optimizer(native.device_type, record.path))
+    session.optimizers.append(native.device_type)
+
+
+def _init_graph_plugin(address: int, session: LoadSession) -> None:
+    """TF_InitGraphPlugin (the design document's name): used only when TF_InitGraph is not exported."""
+    if hasattr(session.record.handle, "TF_InitGraph"):
+        return
+    _init_graph(address, session, "TF_InitGraphPlugin")
+
+
 # Entry points modtensor runs; the others (see registry.ENTRY_POINTS) are only recorded.
 _HANDLERS: dict[str, Callable[[int, LoadSession], None]] = {
     "SE_InitPlugin": _init_stream_executor,
     "TF_InitKernel": _call_void_entry_point,
+    "TF_InitGraph": _init_graph,
+    "TF_InitGraphPlugin": _init_graph_plugin,
 }
 
 

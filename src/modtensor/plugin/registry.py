@@ -29,8 +29,8 @@ __all__ = [
 ENTRY_POINTS: dict[str, str | None] = {
     "SE_InitPlugin": None,
     "TF_InitKernel": None,
-    "TF_InitGraph": "graph optimizer plugins",
-    "TF_InitGraphPlugin": "graph optimizer plugins",
+    "TF_InitGraph": None,
+    "TF_InitGraphPlugin": None,
     "TF_InitProfiler": "profiler plugins",
 }
 

@@ -100,6 +100,11 @@ def _ensure_builtins() -> None:
         from modtensor.runtime.cpu_device import CPU_PRIORITY, CPUDeviceFactory
 
         _register(_Entry("CPU", CPUDeviceFactory(), CPU_PRIORITY, "modtensor.runtime.cpu_device"))
+    # The runtime's first use: installed device plugins register their factories now (TensorFlow
+    # loads them at import), so listing devices shows them without an explicit load_library.
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+
+    global_kernel_registry()
 
 
 def _register(entry: _Entry) -> None:

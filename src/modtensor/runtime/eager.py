@@ -1131,6 +1131,24 @@ def _check_local(scope: runtime_context.EagerScope) -> None:
         raise errors.InvalidArgumentError(None, None, f"{scope.name} unknown device.")
 
 
+_SOFT_PLACED: set[tuple[str, str]] = set()
+
+
+def _note_soft_placement(op: str, requested: str, device: Device, type_exists: bool) -> None:
+    """Log (INFO, once per op type and device type) that soft placement moved an op off the requested device.
+
+    TensorFlow is silent here by default; the line makes a CPU fallback visible with
+    ``logging.getLogger("modtensor.placement").setLevel(logging.INFO)``.
+    """
+    if (op, requested) in _SOFT_PLACED:
+        return
+    _SOFT_PLACED.add((op, requested))
+    import logging
+
+    why = f"has no kernel on {requested}" if type_exists else f"was placed on {requested}, which has no device"
+    logging.getLogger("modtensor.placement").info("Op %s %s; soft placement runs it on %s", op, why, device.name)
+
+
 def _select_device(
     info: _OpInfo,
     node: node_def_pb2.NodeDef,
@@ -1162,6 +1180,8 @@ def _select_device(
                 return exact[0] if exact else same_type[0]
         client = devices.client_device
         if has_kernel(client.device_type):
+            if spec.device_type is not None and spec.device_type != client.device_type:
+                _note_soft_placement(node.op, spec.device_type, client, bool(same_type))
             return client
     else:
         present = {d for d in input_devices if d is not None}

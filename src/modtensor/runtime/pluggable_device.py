@@ -207,9 +207,9 @@ class PluggableDevice(Device):
         # in, and events it was told to wait for (a plugin may look at an event only when the
         # stream reaches the wait, so re-recording it earlier could deadlock).
         self._staged: list[Any] = []
-        self._compute_waits: list[int] = []
+        self._compute_waits: list[tuple[PluggableDevice, int]] = []  # (device that owns the event, event)
         # (event on the compute stream, addresses to free, host objects to drop, events to recycle)
-        self._waiting: list[tuple[int, list[int], list[Any], list[int]]] = []
+        self._waiting: list[tuple[int, list[int], list[Any], list[tuple[PluggableDevice, int]]]] = []
         self._event_pool: list[int] = []
         self._lock = threading.RLock()
         super().__init__(attributes, allocator=None, host_allocator=CPUAllocator(f"{attributes.device_type}_host"))  # type: ignore[arg-type]
@@ -247,7 +247,7 @@ class PluggableDevice(Device):
         with self._lock:
             if self._pending_frees or self._staged or self._compute_waits:
                 self._behind_compute()
-            still: list[tuple[int, list[int], list[Any], list[int]]] = []
+            still: list[tuple[int, list[int], list[Any], list[tuple[PluggableDevice, int]]]] = []
             for entry in self._waiting:
                 event, addresses, keep, waits = entry
                 if wait:
@@ -259,7 +259,11 @@ class PluggableDevice(Device):
                     self.allocator.deallocate_raw(address)
                 keep.clear()
                 self._event_pool.append(event)
-                self._event_pool.extend(waits)
+                for owner, waited in waits:  # a peer's event goes back to the peer's pool
+                    if owner._closed:  # the peer closed first (platform teardown): its pool is gone
+                        owner.se_device.destroy_event(waited)
+                    else:
+                        owner._event_pool.append(waited)
             self._waiting = still
 
     # ------------------------------------------------------------------ memory
@@ -312,7 +316,7 @@ class PluggableDevice(Device):
                 event = self._event()
                 self.se_device.record_event(self.h2d_stream, event)
                 self.se_device.wait_for_event(self.compute_stream, event)
-                self._compute_waits.append(event)
+                self._compute_waits.append((self, event))
                 self._staged.append(source)  # the host array lives until the copy is done
         return buf
 
@@ -335,12 +339,42 @@ class PluggableDevice(Device):
         return out
 
     def copy_to(self, value: Any, dst: Device) -> Any:
-        """Same device: the value; same platform and device: memcpy_dtod; otherwise through host memory."""
+        """Same device: the value; another device of the platform: memcpy_dtod; otherwise through host memory."""
         if dst is self:
             return value
         if isinstance(value, DeviceBuffer) and value.device is dst:
             return value
+        if (
+            isinstance(value, DeviceBuffer)
+            and isinstance(dst, PluggableDevice)
+            and dst.platform is value.device.platform
+            and value.device.se_device.has_memcpy_dtod
+        ):
+            return value.device._copy_to_peer(value, dst)
         return dst.from_host(self.to_host(value))
+
+    def _copy_to_peer(self, value: DeviceBuffer, dst: PluggableDevice) -> DeviceBuffer:
+        """Copy ``value`` into ``dst``'s memory with memcpy_dtod on this device's device-to-device stream.
+
+        As TensorFlow's device-to-device copy: the copy waits for this device's compute
+        stream (which produces ``value``), ``dst``'s compute stream waits for the copy, and
+        the source buffer stays alive until ``dst``'s compute stream is past that wait.
+        """
+        out = dst.allocate_buffer(value.shape, value.dtype)
+        if not out.nbytes:
+            return out
+        with self._lock:
+            ready = self._event()
+            self.se_device.record_event(self.compute_stream, ready)
+            self.se_device.wait_for_event(self.d2d_stream, ready)
+            self.se_device.memcpy_dtod(self.d2d_stream, out.device_address, value.device_address, value.nbytes)
+            done = self._event()
+            self.se_device.record_event(self.d2d_stream, done)
+        with dst._lock:
+            dst.se_device.wait_for_event(dst.compute_stream, done)
+            dst._compute_waits += [(self, ready), (self, done)]
+            dst._staged.append(value)  # read by the copy: dropped once dst's compute stream is past it
+        return out
 
     def synchronize(self) -> None:
         """Wait for all work on this device, then release everything waiting on it."""

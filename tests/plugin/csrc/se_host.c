@@ -1,13 +1,14 @@
 /* A StreamExecutor test plugin whose "device memory" is host memory and whose
  * streams are synchronous (work runs when it is enqueued). Build options select
  * the cases the tests need:
- *   -DSE_TYPE="X" -DSE_NAME="X"   device type and platform name (default HOSTDEV / HostDevPlatform)
+ *   -DSE_TYPE="X" -DSE_NAME="X"   device type and platform name (default HOSTDEV / HOSTDEV_PLATFORM; both must match [A-Z][A-Z_]*)
  *   -DSE_KERNELS                  also export TF_InitKernel with float AddV2 and Relu kernels
  *   -DSE_MISSING_MEMCPY           leave memcpy_htod unset (a required function)
  *   -DSE_SMALL_PLATFORM           report an SP_Platform too small to hold `type`
  *   -DSE_OLD_EXECUTOR             an SP_StreamExecutor from before mem_zero/memset/memset32
  *   -DSE_FAIL_INIT                SE_InitPlugin reports an error
  *   -DSE_NO_BFC                   use_bfc_allocator = 0 (the plugin's own allocator)
+ *   -DSE_NO_TIMER_FNS             leave create_timer_fns/destroy_timer_fns unset (TF 2.21 does not need them)
  * Each device owns SE_MEMORY bytes (default 1 MiB): allocate fails beyond that. */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 #define SE_TYPE "HOSTDEV"
 #endif
 #ifndef SE_NAME
-#define SE_NAME "HostDevPlatform"
+#define SE_NAME "HOSTDEV_PLATFORM"
 #endif
 #ifndef SE_MEMORY
 #define SE_MEMORY (1 << 20)
@@ -320,8 +321,12 @@ void SE_InitPlugin(SE_PlatformRegistrationParams* params, TF_Status* status) {
   f->destroy_device_fns = destroy_device_fns;
   f->create_stream_executor = create_stream_executor;
   f->destroy_stream_executor = destroy_stream_executor;
+#ifndef SE_NO_TIMER_FNS
   f->create_timer_fns = create_timer_fns;
   f->destroy_timer_fns = destroy_timer_fns;
+#else
+  (void)create_timer_fns, (void)destroy_timer_fns;
+#endif
   params->destroy_platform = destroy_platform;
   params->destroy_platform_fns = destroy_platform_fns;
   (void)status;

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import re
 import threading
 from ctypes import (
     POINTER,
@@ -222,9 +223,13 @@ def _end_of(struct: type[Structure], name: str) -> int:
 
 
 _MEMORY_SIZE = struct_size(SP_DeviceMemoryBase)
+# What TensorFlow accepts as a platform name and a device type ("/" and ":" would break device names).
+_DEVICE_TYPE_PATTERN = re.compile(r"[A-Z][A-Z_]*")
 
 # What the runtime cannot do without; the rest is optional or emulated.
-_REQUIRED_PLATFORM_FNS = [name for name, _ in SP_PlatformFns._fields_[2:]]
+# TensorFlow 2.21 neither checks nor calls the timer functions: a plugin may leave them unset.
+_OPTIONAL_PLATFORM_FNS = ("create_timer_fns", "destroy_timer_fns")
+_REQUIRED_PLATFORM_FNS = [name for name, _ in SP_PlatformFns._fields_[2:] if name not in _OPTIONAL_PLATFORM_FNS]
 _REQUIRED_EXECUTOR_FNS = [
     "allocate", "deallocate", "host_memory_allocate", "host_memory_deallocate",
     "create_stream", "destroy_stream", "create_stream_dependency", "get_stream_status",
@@ -361,8 +366,15 @@ class SEPlatform:
         self._check_size("SP_Platform", self.platform.struct_size, _end_of(SP_Platform, "type"), "type")
         if not self.platform.name or not self.platform.type:
             raise self._fail(errors.FailedPreconditionError, "SP_Platform.name and SP_Platform.type must be set")
-        self.name = self.platform.name.decode()
-        self.type = self.platform.type.decode()
+        self.name = self.platform.name.decode("utf-8", "replace")
+        self.type = self.platform.type.decode("utf-8", "replace")
+        for value in (self.name, self.type):
+            if not _DEVICE_TYPE_PATTERN.fullmatch(value):  # TF's device_utils::ValidateDeviceType
+                raise self._fail(
+                    errors.FailedPreconditionError,
+                    f"Device name/type '{value}' must match [A-Z][A-Z_]*. (SP_Platform.name is '{self.name}', "
+                    f"SP_Platform.type is '{self.type}'; TensorFlow accepts only capital letters and underscores)",
+                )
         self._require(self.params, "SE_PlatformRegistrationParams", ["destroy_platform", "destroy_platform_fns"])
         self._teardown.append(("destroy_platform", lambda: self.params.destroy_platform(self.params.platform)))
         self._require(self.platform_fns, "SP_PlatformFns", _REQUIRED_PLATFORM_FNS)
@@ -387,13 +399,18 @@ class SEPlatform:
         count = c_int(0)
         fns.get_device_count(plat, ctypes.byref(count), status)
         _Status.check(status, "get_device_count")
-        # Timer functions first: the stream executor's timers use them.
-        self.timer_fns.struct_size = struct_size(SP_TimerFns)
-        status = _Status.fresh()
-        fns.create_timer_fns(plat, ctypes.byref(self.timer_fns), status)
-        _Status.check(status, "create_timer_fns")
-        self._teardown.append(("destroy_timer_fns", lambda: fns.destroy_timer_fns(plat, ctypes.byref(self.timer_fns))))
-        self._check_size("SP_TimerFns", self.timer_fns.struct_size, struct_size(SP_TimerFns, "ext"), "ext")
+        # Timer functions first (when the plugin has them): the stream executor's timers use them.
+        self.has_timer_fns = self._present(self.platform_fns, "create_timer_fns")
+        if self.has_timer_fns:
+            self.timer_fns.struct_size = struct_size(SP_TimerFns)
+            status = _Status.fresh()
+            fns.create_timer_fns(plat, ctypes.byref(self.timer_fns), status)
+            _Status.check(status, "create_timer_fns")
+            if self._present(self.platform_fns, "destroy_timer_fns"):
+                self._teardown.append(
+                    ("destroy_timer_fns", lambda: fns.destroy_timer_fns(plat, ctypes.byref(self.timer_fns)))
+                )
+            self._check_size("SP_TimerFns", self.timer_fns.struct_size, struct_size(SP_TimerFns, "ext"), "ext")
 
         self.stream_executor.struct_size = struct_size(SP_StreamExecutor)
         params = SE_CreateStreamExecutorParams(
