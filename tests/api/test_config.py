@@ -12,17 +12,17 @@ import modtensor as tf
 from modtensor.runtime import device_factory
 
 
-def test_listing_includes_plugged_types_highest_priority_first(fake_device: None) -> None:
+def test_listing_includes_plugged_types_after_the_cpu(fake_device: None) -> None:
     physical = tf.config.list_physical_devices()
-    assert [repr(d) for d in physical] == [
-        "PhysicalDevice(name='/physical_device:FAKE:0', device_type='FAKE')",
+    assert [repr(d) for d in physical] == [  # CPU first, as TF lists [CPU:0, GPU:0]
         "PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')",
+        "PhysicalDevice(name='/physical_device:FAKE:0', device_type='FAKE')",
     ]
     assert not device_factory.devices_initialized()  # listing physical devices creates none
-    assert tf.config.list_physical_devices("FAKE") == physical[:1]
+    assert tf.config.list_physical_devices("FAKE") == physical[1:]
     assert tf.config.list_logical_devices("FAKE") == [tf.config.LogicalDevice("/device:FAKE:0", "FAKE")]
     assert device_factory.devices_initialized()
-    assert tf.config.experimental.get_device_details(physical[1]) == {}
+    assert tf.config.experimental.get_device_details(physical[0]) == {}
     assert tf.config.experimental.list_physical_devices is tf.config.list_physical_devices
 
 

@@ -106,7 +106,7 @@ def test_failing_factory_is_reported_and_skipped() -> None:
     df.register_device_factory("GPU", BrokenFactory("GPU", 1), priority=230, source="broken.so")
     with pytest.warns(RuntimeWarning, match=r"'GPU' from broken.so failed to list physical devices: OSError"):
         physical = df.list_physical_devices()
-    assert [d.device_type for d in physical] == ["GPU", "CPU"]  # the next factory serves GPU
+    assert [d.device_type for d in physical] == ["CPU", "GPU"]  # CPU first, as TF; the next factory serves GPU
     assert len(df.device_set()) == 2
 
 

@@ -193,7 +193,9 @@ def _physical_devices() -> list[PhysicalDevice]:
             return _STATE.physical
         physical: list[PhysicalDevice] = []
         owner: dict[PhysicalDevice, tuple[_Entry, int]] = {}
-        for device_type in sorted(_STATE.entries, key=lambda t: (-_STATE.entries[t][0].priority, t)):
+        # CPU first, then the other types by priority, as TF's ListAllPhysicalDevices lists them.
+        order = sorted(_STATE.entries, key=lambda t: (t != "CPU", -_STATE.entries[t][0].priority, t))
+        for device_type in order:
             for entry in _STATE.entries[device_type]:
                 try:
                     names = list(entry.factory.list_physical_devices())
@@ -287,10 +289,11 @@ def device_set() -> DeviceSet:
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """The devices the runtime created (creating them now if needed), named ``/device:TYPE:N``."""
+    """The devices the runtime created (creating them now if needed), named ``/device:TYPE:N``; CPU first, as TF."""
+    devices = sorted(device_set(), key=lambda d: d.device_type != "CPU")  # stable: placement order otherwise
     return [
         LogicalDevice(name=f"/device:{d.device_type}:{d.ordinal}", device_type=d.device_type)
-        for d in device_set()
+        for d in devices
         if device_type is None or d.device_type == device_type
     ]
 
