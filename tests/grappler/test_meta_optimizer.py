@@ -47,11 +47,11 @@ def optimize(graph_def, fetches, rc=None):
 
 
 def test_statistics_record_each_pass_and_not_built_passes_never_run() -> None:
-    result = optimize(build(dense), ["y:0"], RC(layout_optimizer=RC.OFF, auto_mixed_precision=RC.ON))
+    result = optimize(build(dense), ["y:0"], RC(layout_optimizer=RC.OFF, pin_to_host_optimization=RC.ON))
     by_name = {}
     for s in result.stats:
         by_name.setdefault(s.name, []).append(s)
-    assert by_name["auto_mixed_precision"][0].status == "not built yet"
+    assert by_name["pin_to_host_optimization"][0].status == "not built yet"
     assert "layout_optimizer" not in by_name  # off: not even listed
     for name in meta_optimizer.NOT_BUILT:
         assert all(s.status == "not built yet" for s in by_name.get(name, []))

@@ -4,4 +4,12 @@ Importing this package registers every op in the global registry (deferred: spec
 are parsed on the registry's first query, so the import stays cheap).
 """
 
-from modtensor.ops import array_ops, control_ops, math_ops, nn_ops, random_ops, sendrecv_ops  # noqa: F401
+from modtensor.ops import (  # noqa: F401
+    array_ops,
+    control_ops,
+    functional_ops,
+    math_ops,
+    nn_ops,
+    random_ops,
+    sendrecv_ops,
+)
