@@ -10,6 +10,7 @@ properties: every query answers "unknown".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from modtensor.framework import shape_refiner, tensor_shape
 from modtensor.framework.graph import Graph
 from modtensor.framework.importer import import_graph_def
 from modtensor.framework.protos import graph_pb2
+from modtensor.grappler.graph_view import source_name
 from modtensor.grappler.item import GrapplerItem
 
 __all__ = ["GraphProperties"]
@@ -30,13 +32,23 @@ class GraphProperties:
         self.item = item
         self._graph: Graph | None = None
         self.error: str | None = None
+        self.nodes: frozenset[str] | None = None  # the nodes inference was asked for (None: all)
 
-    def infer_statically(self, assume_valid_feeds: bool = False) -> bool:
-        """Run inference; True when the whole graph could be analysed (else ``error`` says why)."""
+    def infer_statically(self, assume_valid_feeds: bool = False, nodes: Iterable[str] | None = None) -> bool:
+        """Run inference; True when the graph could be analysed (else ``error`` says why).
+
+        With ``nodes``, only those nodes and what they read (their data fan-in) are analysed:
+        the properties of other nodes stay unknown. A pass that needs the shapes of a few
+        tensors asks for those, which on large graphs costs a fraction of the whole.
+        """
         graph_def = self.item.graph_def
+        if nodes is not None:
+            self.nodes = frozenset(nodes)
+            graph_def = _fan_in(graph_def, self.nodes)
         fed = self.item.feed_nodes()
         if fed and not assume_valid_feeds:
-            graph_def = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
+            if graph_def is self.item.graph_def:
+                graph_def = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
             for node in graph_def.node:
                 if node.name in fed and node.op == "Placeholder" and "shape" in node.attr:
                     node.attr["shape"].shape.unknown_rank = True
@@ -49,6 +61,12 @@ class GraphProperties:
             return False
         self._graph = graph
         return True
+
+    def covers(self, nodes: Iterable[str] | None) -> bool:
+        """True when this inference was asked for (at least) ``nodes`` (None: every node)."""
+        if self.nodes is None:
+            return True
+        return nodes is not None and self.nodes.issuperset(nodes)
 
     def _output(self, node: str, index: int) -> Any:
         if self._graph is None:
@@ -83,3 +101,29 @@ class GraphProperties:
             return shape_refiner.constant_value(tensor)
         except Exception:  # noqa: BLE001 - not a constant
             return None
+
+
+def _fan_in(graph_def: graph_pb2.GraphDef, roots: frozenset[str]) -> graph_pb2.GraphDef:
+    """The nodes of ``roots`` and everything they read through data edges (control inputs dropped), graph order kept."""
+    nodes = {node.name: node for node in graph_def.node}
+    needed: set[str] = set()
+    stack = [name for name in roots if name in nodes]
+    while stack:
+        name = stack.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        stack.extend(source_name(t) for t in nodes[name].input if not t.startswith("^") and source_name(t) in nodes)
+    out = graph_pb2.GraphDef()
+    out.versions.CopyFrom(graph_def.versions)
+    if graph_def.HasField("library"):
+        out.library.CopyFrom(graph_def.library)
+    for node in graph_def.node:
+        if node.name in needed:
+            copy = out.node.add()
+            copy.CopyFrom(node)
+            if any(t.startswith("^") for t in copy.input):
+                data = [t for t in copy.input if not t.startswith("^")]
+                del copy.input[:]
+                copy.input.extend(data)
+    return out

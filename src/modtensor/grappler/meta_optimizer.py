@@ -23,10 +23,13 @@ from modtensor.grappler.graph_view import edge_count
 from modtensor.grappler.item import GrapplerItem
 from modtensor.grappler.optimizer import GraphOptimizer, HostEvaluator, OptimizerContext
 from modtensor.grappler.passes.arithmetic_optimizer import ArithmeticOptimizer
+from modtensor.grappler.passes.auto_mixed_precision import AutoMixedPrecision, AutoMixedPrecisionOneDnnBfloat16
 from modtensor.grappler.passes.common_subgraph_elimination import CommonSubgraphElimination
 from modtensor.grappler.passes.constant_folding import ConstantFolding
 from modtensor.grappler.passes.debug_stripper import DebugStripper
 from modtensor.grappler.passes.dependency_optimizer import DependencyOptimizer
+from modtensor.grappler.passes.function_inliner import FunctionInliner
+from modtensor.grappler.passes.layout_optimizer import LayoutOptimizer
 from modtensor.grappler.passes.model_pruner import ModelPruner
 from modtensor.grappler.passes.remapper import Remapper
 from modtensor.grappler.passes.shape_optimizer import ShapeOptimizer
@@ -41,16 +44,16 @@ logger = logging.getLogger("modtensor.grappler")
 PIPELINE: tuple[tuple[str, type[GraphOptimizer] | None], ...] = (
     ("model_pruning", ModelPruner),
     ("implementation_selector", None),
-    ("function_optimization", None),
+    ("function_optimization", FunctionInliner),
     ("common_subgraph_elimination", CommonSubgraphElimination),
     ("debug_stripper", DebugStripper),
     ("constant_folding", ConstantFolding),
     ("shape_optimization", ShapeOptimizer),
-    ("auto_mixed_precision", None),
-    ("auto_mixed_precision_onednn_bfloat16", None),
+    ("auto_mixed_precision", AutoMixedPrecision),
+    ("auto_mixed_precision_onednn_bfloat16", AutoMixedPrecisionOneDnnBfloat16),
     ("pin_to_host_optimization", None),
     ("arithmetic_optimization", ArithmeticOptimizer),
-    ("layout_optimizer", None),
+    ("layout_optimizer", LayoutOptimizer),
     ("remapping", Remapper),
     ("loop_optimization", None),
     ("dependency_optimization", DependencyOptimizer),
@@ -109,7 +112,7 @@ def optimize(
 ) -> OptimizationResult:
     """Optimize ``item`` with ``config`` (None: TensorFlow's defaults); never raises for a failing pass."""
     start = time.perf_counter()
-    plugins = plugin_optimizers(item.device_types)
+    plugins = [p for p in plugin_optimizers(item.device_types) if _targets(item.graph_def, p.device_type)]
     user = config if config is not None else rewriter_config_pb2.RewriterConfig()
     options = OptimizerOptions.from_rewriter_config(user)
     warnings: list[str] = []
@@ -150,6 +153,22 @@ def optimize(
     return result
 
 
+def _targets(graph_def: graph_pb2.GraphDef, device_type: str) -> bool:
+    """True when a node is placed on ``device_type`` or not pinned to a device type yet (so it may land there)."""
+    from modtensor.framework.device_spec import DeviceSpec
+
+    types: dict[str, str | None] = {}
+    for node in graph_def.node:
+        if node.device not in types:
+            try:
+                types[node.device] = DeviceSpec.from_string(node.device).device_type if node.device else None
+            except ValueError:
+                types[node.device] = None
+        if types[node.device] in (None, device_type):
+            return True
+    return False
+
+
 def _run_pass(
     optimizer: GraphOptimizer,
     name: str,
@@ -159,9 +178,8 @@ def _run_pass(
     stats: list[PassStats],
 ) -> tuple[GrapplerItem, bool]:
     before = item.graph_def
-    entry = PassStats(
-        name, iteration, "ran", len(before.node), len(before.node), edge_count(before), edge_count(before)
-    )
+    edges = edge_count(before, context.index(before))  # the index is read once per graph, shared by passes
+    entry = PassStats(name, iteration, "ran", len(before.node), len(before.node), edges, edges)
     stats.append(entry)
     start = time.perf_counter()
     try:
@@ -175,13 +193,13 @@ def _run_pass(
         entry.seconds = time.perf_counter() - start
         entry.status = "no change"
         return item, False
-    problems = validate(output, item)
+    problems = validate(output, item, previous=before, context=context)  # checks what changed against the input
     entry.seconds = time.perf_counter() - start
     if problems:
         entry.status, entry.message = "invalid output", "; ".join(problems)
         logger.warning("Graph optimizer pass '%s' produced an invalid graph and was skipped: %s", name, entry.message)
         return item, False
-    entry.nodes_after, entry.edges_after = len(output.node), edge_count(output)
+    entry.nodes_after, entry.edges_after = len(output.node), edge_count(output, context.index(output))
     return item.with_graph(output), True
 
 

@@ -8,7 +8,7 @@ folding and lazily computed graph properties of the current graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ import numpy as np
 from modtensor.framework.protos import graph_pb2
 from modtensor.grappler.config import OptimizerOptions
 from modtensor.grappler.graph_properties import GraphProperties
+from modtensor.grappler.graph_view import GraphIndex
 from modtensor.grappler.item import GrapplerItem
 
 __all__ = ["GraphOptimizer", "HostEvaluator", "OptimizerContext", "copy_graph"]
@@ -32,15 +33,30 @@ class OptimizerContext:
     options: OptimizerOptions = field(default_factory=OptimizerOptions)
     host_evaluator: HostEvaluator | None = None
     _properties: dict[int, GraphProperties] = field(default_factory=dict)
+    _indexes: dict[int, GraphIndex] = field(default_factory=dict)
 
-    def properties(self, item: GrapplerItem) -> GraphProperties:
-        """Static properties of ``item``'s graph (inferred once per graph object, feeds assumed valid)."""
+    def properties(self, item: GrapplerItem, nodes: Iterable[str] | None = None) -> GraphProperties:
+        """Static properties of ``item``'s graph, feeds assumed valid; inferred once per graph object.
+
+        ``nodes`` limits inference to those nodes and their fan-in (see ``GraphProperties``);
+        an inference already made for a superset is reused.
+        """
         key = id(item.graph_def)
         found = self._properties.get(key)
-        if found is None or found.item.graph_def is not item.graph_def:
+        if found is None or found.item.graph_def is not item.graph_def or not found.covers(nodes):
             found = GraphProperties(item)
-            found.infer_statically(assume_valid_feeds=True)
+            found.infer_statically(assume_valid_feeds=True, nodes=nodes)
             self._properties = {key: found}
+        return found
+
+    def index(self, graph_def: graph_pb2.GraphDef) -> GraphIndex:
+        """The structure of ``graph_def`` (a pass's input, which nobody edits), read once and shared by passes."""
+        found = self._indexes.get(id(graph_def))
+        if found is None or found.graph_def is not graph_def:
+            found = GraphIndex.of(graph_def)
+            if len(self._indexes) >= 4:  # the last few graphs only
+                self._indexes.pop(next(iter(self._indexes)))
+            self._indexes[id(graph_def)] = found
         return found
 
 

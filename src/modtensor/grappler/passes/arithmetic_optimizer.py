@@ -37,9 +37,16 @@ class ArithmeticOptimizer(GraphOptimizer):
 
     def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
         graph = copy_graph(item.graph_def)
-        view = GraphView(graph)
+        view = GraphView(graph, context.index(item.graph_def))
         props = _LazyShapes(context, item)  # inference only when a rewrite needs a shape
         keep = item.keep_nodes()
+        try:
+            self._rewrite(graph, view, props, item, keep)
+        finally:
+            _CONST_CACHE.pop(id(view), None)
+        return graph
+
+    def _rewrite(self, graph, view, props, item, keep) -> None:  # noqa: ANN001
         for node in list(graph.node):
             if node.name in item.nodes_to_preserve or node.name in view.removed:
                 continue
@@ -57,7 +64,6 @@ class ArithmeticOptimizer(GraphOptimizer):
                     inner_data = view.data_inputs(inner)
                     if len(inner_data) == 1:
                         _retype(view, node, "Identity", [inner_data[0]], node.attr["T"].type)
-        return graph
 
     @staticmethod
     def _identity_operand(view: GraphView, props, node: node_def_pb2.NodeDef, data: list[str]) -> bool:  # noqa: ANN001
@@ -66,7 +72,7 @@ class ArithmeticOptimizer(GraphOptimizer):
         sides = (1, 0) if node.op in ("Mul", "Add", "AddV2") else (1,)
         for const_side in sides:
             value = _const_value(view, data[const_side])
-            if value is None or value.size == 0 or not np.all(value == neutral):
+            if value is None or value.size == 0 or not _all_equal(value, neutral):
                 continue
             other = data[1 - const_side]
             source, index = parse(other)
@@ -140,14 +146,32 @@ def _retype(view: GraphView, node: node_def_pb2.NodeDef, op: str, data: list[str
 
 
 def _const_value(view: GraphView, text: str) -> np.ndarray | None:
+    """The value of a Const input, decoded once per pass (shared Consts have many readers)."""
     source, index = parse(text)
     node = view.nodes.get(source)
     if node is None or node.op != "Const" or index != 0:
         return None
+    cache = _CONST_CACHE.setdefault(id(view), {})
+    if source in cache:
+        return cache[source]
     try:
-        return tensor_proto.make_ndarray(node.attr["value"].tensor)
+        value = tensor_proto.make_ndarray(node.attr["value"].tensor)
     except Exception:  # noqa: BLE001 - an unreadable constant is simply not used
-        return None
+        value = None
+    cache[source] = value
+    return value
+
+
+# Decoded Const values per GraphView of a running pass (the pass never turns a node into a Const,
+# so a name's value stays valid for the pass); emptied when the pass ends.
+_CONST_CACHE: dict[int, dict[str, np.ndarray | None]] = {}
+
+
+def _all_equal(value: np.ndarray, scalar: int) -> bool:
+    """True when every element of ``value`` equals ``scalar`` (a Python compare for the common scalar case)."""
+    if value.ndim == 0:
+        return bool(value.item() == scalar)
+    return bool(np.all(value == scalar))
 
 
 def _broadcast(a: list[int], b: list[int]) -> list[int] | None:

@@ -9,7 +9,7 @@ fetched or preserved duplicate stays (its readers are not redirected).
 from __future__ import annotations
 
 from modtensor.framework.protos import graph_pb2, node_def_pb2
-from modtensor.grappler.graph_view import GraphView, parse, topological_order
+from modtensor.grappler.graph_view import GraphView, topological_order
 from modtensor.grappler.item import GrapplerItem
 from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_graph
 
@@ -38,19 +38,30 @@ class CommonSubgraphElimination(GraphOptimizer):
 
     def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
         graph = copy_graph(item.graph_def)
-        order = topological_order(graph)
+        index = context.index(item.graph_def)
+        order = topological_order(graph, index)
         if order is None:
             return graph
-        view = GraphView(graph)
+        view = GraphView(graph, index)
         keep = item.keep_nodes()
-        seen: dict[tuple, str] = {}
+        # Nodes agreeing on op, device and inputs, then by attrs: attrs are serialized only when
+        # two nodes agree on the rest (mostly Consts), not for every node.
+        groups: dict[tuple, list] = {}  # key without attrs -> [node whose attrs are not read yet, {attrs: name}]
         for node in order:
             if node.op in _SKIP or view.is_stateful(node):
                 continue
             key = _key(node)
-            first = seen.get(key)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = [node, {}]
+                continue
+            if group[0] is not None:
+                group[1][_attrs(group[0])] = group[0].name
+                group[0] = None
+            attrs = _attrs(node)
+            first = group[1].get(attrs)
             if first is None:
-                seen[key] = node.name
+                group[1][attrs] = node.name
                 continue
             if node.name in keep:
                 continue
@@ -62,9 +73,15 @@ class CommonSubgraphElimination(GraphOptimizer):
 
 
 def _key(node: node_def_pb2.NodeDef) -> tuple:
-    data = [t if ":" in t else t + ":0" for t in node.input if not t.startswith("^")]
+    """What two nodes must share to be merged, attrs aside: op, device, data inputs, control inputs."""
+    inputs = list(node.input)
+    data = [t if ":" in t else t + ":0" for t in inputs if not t.startswith("^")]
     if node.op in COMMUTATIVE:
         data.sort()
-    controls = frozenset(parse(t)[0] for t in node.input if t.startswith("^"))
-    attrs = tuple(sorted((k, v.SerializeToString(deterministic=True)) for k, v in node.attr.items()))
-    return (node.op, node.device, tuple(data), controls, attrs)
+    controls = frozenset(t[1:] for t in inputs if t.startswith("^"))
+    return (node.op, node.device, tuple(data), controls)
+
+
+def _attrs(node: node_def_pb2.NodeDef) -> tuple:
+    """The node's attrs as comparable bytes (deterministic serialization per attr, sorted by name)."""
+    return tuple(sorted((k, v.SerializeToString(deterministic=True)) for k, v in node.attr.items()))

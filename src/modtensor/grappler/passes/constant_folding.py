@@ -33,8 +33,9 @@ class ConstantFolding(GraphOptimizer):
         graph = copy_graph(item.graph_def)
         if evaluator is None:
             return graph
-        view = GraphView(graph)
-        order = topological_order(graph)
+        index = context.index(item.graph_def)
+        view = GraphView(graph, index)
+        order = topological_order(graph, index)
         if order is None:
             return graph
         fed = item.feed_nodes()

@@ -23,10 +23,10 @@ class DependencyOptimizer(GraphOptimizer):
     name = "dependency_optimizer"
 
     def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
-        view = GraphView(copy_graph(item.graph_def))
-        for node in view.graph_def.node:
+        graph = copy_graph(item.graph_def)
+        for node in graph.node:
             dedupe_controls(node)
-        view = GraphView(view.graph_def)
+        view = GraphView(graph)
         keep = item.keep_nodes()
         for node in list(view.graph_def.node):
             if node.op != "NoOp" or node.name in keep or node.name in view.removed:

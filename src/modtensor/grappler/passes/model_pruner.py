@@ -21,7 +21,7 @@ class ModelPruner(GraphOptimizer):
     name = "model_pruner"
 
     def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
-        view = GraphView(copy_graph(item.graph_def))
+        view = GraphView(copy_graph(item.graph_def), context.index(item.graph_def))
         keep = item.keep_nodes()
         for node in list(view.graph_def.node):
             if node.op != "Identity" or node.name in keep or len(node.input) != 1 or node.input[0].startswith("^"):

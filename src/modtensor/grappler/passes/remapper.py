@@ -38,7 +38,7 @@ class Remapper(GraphOptimizer):
 
     def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
         graph = copy_graph(item.graph_def)
-        view = GraphView(graph)
+        view = GraphView(graph, context.index(item.graph_def))
         keep = item.keep_nodes()
         only_cpu = set(item.device_types) <= {"CPU"}
         for node in list(graph.node):

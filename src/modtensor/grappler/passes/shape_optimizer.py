@@ -28,7 +28,9 @@ class ShapeOptimizer(GraphOptimizer):
         if not any(n.op in ("Shape", "Size", "Rank") for n in graph.node):
             return graph
         view = GraphView(graph)
-        props = context.properties(item)
+        targets = [n for n in graph.node if n.op in ("Shape", "Size", "Rank") and n.name not in item.nodes_to_preserve]
+        # Only the tensors these nodes read need shapes: infer over their fan-in, not the whole graph.
+        props = context.properties(item, nodes={parse(t)[0] for n in targets for t in view.data_inputs(n)})
         for node in graph.node:
             if node.op not in ("Shape", "Size", "Rank") or node.name in item.nodes_to_preserve:
                 continue
