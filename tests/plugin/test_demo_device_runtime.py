@@ -5,11 +5,14 @@ Each test builds examples/plugins/demo_device, then a child process loads it (it
 the plugin's devices against the CPU: an MLP and a conv-relu network in eager, ``tf.function`` and
 Session mode on both devices, 10,000 asynchronous kernel launches with the plugin's memory back to
 its baseline, 4 threads running Sessions at once, and, with the GPU build, a program written for
-``/GPU:0`` unchanged. (tests/plugin/test_pluggable_device_demo.py covers the in-process details.)
+``/GPU:0`` unchanged, and, built with the fused_optimizer example (``make WITH_FUSED_OPTIMIZER=1``),
+the plugin's MatMul + BiasAdd + Relu fusion running as one kernel on the device.
+(tests/plugin/test_pluggable_device_demo.py covers the in-process details.)
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -137,6 +140,81 @@ GPU_PROGRAM = MODELS + textwrap.dedent(
 )
 
 
+FUSED_PROGRAM = textwrap.dedent(
+    """
+    import logging, sys
+    import numpy as np
+    import modtensor as tf
+    from modtensor.framework.protos import config_pb2, rewriter_config_pb2
+    from modtensor.grappler.plugin_optimizers import plugin_optimizers
+    from modtensor.plugin.loader import load_native_library
+
+    RC = rewriter_config_pb2.RewriterConfig
+    FUSED = "MyFusedMatMulBiasRelu"
+    record = load_native_library(sys.argv[1], origin="load_library", raise_errors=True)
+    assert record.entry_points == {"SE_InitPlugin": "called", "TF_InitKernel": "called", "TF_InitGraph": "called"}
+    assert record.optimizers == ["MY_DEVICE"] and FUSED in record.ops, (record.optimizers, record.ops)
+    assert f"{FUSED} (T in [DT_FLOAT])" in record.kernels_by_device()["MY_DEVICE"]
+    (optimizer,) = plugin_optimizers(["MY_DEVICE"])
+    assert dict(optimizer.configs) == {"remapping": 1}, optimizer.configs  # TF_TriState_Off
+    assert plugin_optimizers(["CPU"]) == []
+
+    RNG = np.random.default_rng(5)
+    X = RNG.standard_normal((4, 6)).astype(np.float32)
+    W = RNG.standard_normal((6, 5)).astype(np.float32)
+    B = RNG.standard_normal((5,)).astype(np.float32)
+
+    def dense(x):
+        return tf.nn.relu(tf.nn.bias_add(tf.matmul(x, tf.constant(W)), tf.constant(B)), name="y")
+
+    cpu = dense(tf.constant(X)).numpy()
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.compat.v1.placeholder(tf.float32, X.shape, name="p")
+        with tf.device("/device:MY_DEVICE:0"):
+            y = dense(p)
+        y_cpu = dense(p)  # not placed on the device: the plugin leaves it alone
+
+    def run(rewrite):
+        cfg = config_pb2.ConfigProto()
+        if rewrite is not None:
+            cfg.graph_options.rewrite_options.CopyFrom(rewrite)
+        with tf.compat.v1.Session(graph=g, config=cfg) as sess:
+            meta = config_pb2.RunMetadata()
+            opts = config_pb2.RunOptions(output_partition_graphs=True)
+            out, out_cpu = sess.run([y, y_cpu], {p: X}, options=opts, run_metadata=meta)
+        np.testing.assert_allclose(out_cpu, cpu, rtol=1e-5, atol=1e-6)
+        return out, {n.name: (n.op, n.device.rsplit("/", 1)[-1]) for g in meta.partition_graphs for n in g.node}
+
+    class Warnings(logging.Handler):
+        def __init__(self):
+            super().__init__(logging.WARNING)
+            self.lines = []
+
+        def emit(self, record):
+            self.lines.append(record.getMessage())
+
+    warnings = Warnings()
+    logging.getLogger("modtensor.grappler").addHandler(warnings)
+    fused, ops = run(None)
+    assert ops["y"] == (FUSED, "device:MY_DEVICE:0"), ops
+    assert "MatMul" not in ops and "BiasAdd" not in ops and ops["y_1"][0] == "Relu", ops
+    assert any("remapping" in w and sys.argv[1] in w for w in warnings.lines), warnings.lines
+    warnings.lines.clear()
+    for rewrite in (RC(use_plugin_optimizers=RC.OFF), RC(use_plugin_optimizers=RC.OFF, remapping=RC.OFF)):
+        plain, ops = run(rewrite)
+        assert ops["y"] == ("Relu", "device:MY_DEVICE:0") and ops["MatMul"] == ("MatMul", "device:MY_DEVICE:0"), ops
+        assert FUSED not in {op for op, _ in ops.values()}
+        np.testing.assert_allclose(plain, cpu, rtol=1e-5, atol=1e-6)
+    assert not any("remapping" in w for w in warnings.lines), warnings.lines  # off: its config is ignored too
+    np.testing.assert_allclose(fused, cpu, rtol=1e-5, atol=1e-6)
+    with tf.device("/device:MY_DEVICE:1"):  # a tf.function graph goes through the same optimizer
+        np.testing.assert_allclose(tf.function(dense)(tf.constant(X)).numpy(), cpu, rtol=1e-5, atol=1e-6)
+    print("fused ok", flush=True)
+    """
+)
+
+
 def build(build_plugin, device_type: str) -> Path:
     """The plugin built for ``device_type``."""
     flags = ["-std=c11", "-D_GNU_SOURCE", "-fvisibility=hidden", f"-DDEMO_DEVICE_TYPE={device_type}", "-lm"]
@@ -170,6 +248,17 @@ def test_main_job_demo_runs_every_golden_model_on_the_plugin_device(build_plugin
     lines = [line for line in device_part.splitlines() if line.endswith("[ok]")]
     assert len(lines) == 5 and all("on MY_DEVICE" in line for line in lines), device_part
     assert "FAILED" not in out
+
+
+def test_the_fused_optimizer_built_into_the_plugin_runs_its_fused_kernel_on_the_device(tmp_path):
+    """`make WITH_FUSED_OPTIMIZER=1`: one library with device, kernels and optimizer; on/off give the CPU numbers."""
+    if shutil.which("make") is None or shutil.which("gcc") is None:
+        pytest.skip("make and gcc are needed to build the plugin")
+    out = tmp_path / "libdemo_fused.so"
+    cmd = ["make", "-s", "-C", str(PLUGIN), "WITH_FUSED_OPTIMIZER=1", f"OUT={out}", f"PYTHON={sys.executable}"]
+    built = subprocess.run([*cmd, "CFLAGS=-O1 -Werror"], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert run_child(FUSED_PROGRAM, out).strip() == "fused ok"
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,8 @@ FUSED = "MyFusedMatMulBiasRelu"
 @pytest.fixture(scope="module")
 def fused_optimizer(build_plugin):
     """The example built and loaded for this module only (its CPU optimizer would affect every CPU graph)."""
-    path = build_plugin("fused_optimizer", [REPO / "examples" / "plugins" / "fused_optimizer" / "fused_optimizer.c"])
+    example = REPO / "examples" / "plugins" / "fused_optimizer"
+    path = build_plugin("fused_optimizer", [example / "fused_optimizer.c", example / "fused_rewrite.c"])
     record = load_native_library(path, origin="load_library", raise_errors=True)
     yield record
     unload_native_library(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import logging
@@ -30,10 +31,18 @@ def hostdev(build_plugin):
     device_factory.reset_devices_for_testing()
     load_library(path)
     load_library(nobfc)
+    load_library(_no_host_memory(build_plugin))
     yield path
+    unload_native_library(_no_host_memory(build_plugin))
     unload_native_library(nobfc)
     unload_native_library(path)
     device_factory.reset_devices_for_testing()
+
+
+def _no_host_memory(build_plugin):
+    """se_host.c without host_memory_allocate/deallocate, as device type HOSTNOPIN (loaded by ``hostdev``)."""
+    flags = ["-DSE_NO_HOST_MEMORY", '-DSE_TYPE="HOSTNOPIN"', '-DSE_NAME="HOSTNOPIN_PLATFORM"']
+    return build_plugin("se_nohostmem", sources=[CSRC / "se_host.c"], flags=flags)
 
 
 def expected(x: np.ndarray) -> np.ndarray:
@@ -159,3 +168,51 @@ def test_cli_shows_the_platform_its_devices_and_allocator(hostdev, capsys):
     listed = {p["path"]: p for p in json.loads(capsys.readouterr().out)}
     raw = next(p for path, p in listed.items() if path.endswith("se_nobfc.so"))["platform"]
     assert (raw["type"], raw["allocator"], len(raw["devices"])) == ("HOSTRAW", "the plugin's own", 2)
+
+
+def _host_memory_counts(path) -> tuple[int, int]:
+    """(host_memory_allocate calls, blocks still live) as tests/plugin/csrc/se_host.c counts them."""
+    counts = ctypes.CDLL(str(path)).se_host_memory_counts
+    allocs, live = ctypes.c_int64(), ctypes.c_int64()
+    counts(ctypes.byref(allocs), ctypes.byref(live))
+    return allocs.value, live.value
+
+
+def _cold_staging(devices: list[PluggableDevice]) -> None:
+    """Wait for the devices and give their free staging buffers back to the plugin."""
+    for device in devices:
+        device.synchronize()
+        with device._lock:
+            device.staging.clear()
+
+
+def test_copies_stage_through_a_pool_of_the_plugins_host_memory(hostdev):
+    devices = [device_factory.get_device(f"/device:HOSTDEV:{i}") for i in (0, 1)]
+    device = devices[0]
+    _cold_staging(devices)
+    allocs, live = _host_memory_counts(hostdev)
+    assert live == 0  # nothing staged is outstanding: memory back to the plugin's baseline
+    baseline = device.allocator.get_stats().bytes_in_use
+    values = []
+    for i in range(20):  # 12,000 bytes each: one 16 KiB staging buffer, reused by every copy in and out
+        host = np.arange(3000, dtype=np.float32) * i
+        values.append(device.from_host(host))
+        np.testing.assert_array_equal(device.to_host(values[-1]), host)
+    assert _host_memory_counts(hostdev) == (allocs + 1, 1)
+    assert (device.staging.live, device.staging.num_cached) == (1, 1)
+    with tf.device("/device:HOSTDEV:0"):
+        np.testing.assert_array_equal(tf.nn.relu(tf.constant(X)).numpy(), np.maximum(X, 0))
+    del values
+    gc.collect()
+    _cold_staging(devices)
+    assert _host_memory_counts(hostdev)[1] == 0
+    assert device.allocator.get_stats().bytes_in_use == baseline
+
+
+def test_without_the_plugins_host_memory_functions_copies_use_plain_host_arrays(hostdev, build_plugin):
+    device = device_factory.get_device("/device:HOSTNOPIN:0")
+    assert device.staging is None
+    assert any("host_memory_allocate, host_memory_deallocate" in n for n in device.platform.notes)
+    host = np.linspace(-1, 1, 300, dtype=np.float32).reshape(3, 100)
+    np.testing.assert_array_equal(device.to_host(device.from_host(host)), host)
+    assert _host_memory_counts(_no_host_memory(build_plugin)) == (0, 0)

@@ -134,3 +134,32 @@ def test_copies_between_devices_of_the_platform_use_memcpy_dtod_and_free_after_t
     second.synchronize()  # past the copy: the source buffer goes back to the first device
     first.synchronize()
     assert [d.allocator.get_stats().bytes_in_use for d in (first, second)] == baselines
+
+
+def test_copies_stage_through_the_plugins_host_memory_while_the_streams_run_ahead(demo):
+    """The demo's streams are asynchronous: a staging buffer is reused only after its copy's event completed."""
+    device = device_factory.get_device("/device:DEMOTEST:0")
+    device.synchronize()
+    with device._lock:
+        device.staging.clear()
+    baseline = device.allocator.get_stats().bytes_in_use
+    allocations = device.staging.allocations
+    hosts = [np.full((50, 40), i, np.float32) for i in range(64)]
+    values = [device.from_host(h) for h in hosts]  # enqueued back to back: several buffers in flight
+    with tf.device("/device:DEMOTEST:0"):
+        doubled = [tf.add(tf.constant(h), tf.constant(h)) for h in hosts[:8]]  # eager copies stage too
+    staged_in = device.staging.allocations
+    assert staged_in > allocations  # the copies in took staging buffers
+    for h, v in zip(hosts, values, strict=True):
+        np.testing.assert_array_equal(device.to_host(v), h)
+    for i, d in enumerate(doubled):
+        np.testing.assert_array_equal(d.numpy(), np.full((50, 40), 2 * i, np.float32))
+    # The first copy out waits for every copy in (the compute stream waited for them): from
+    # then on their buffers are free again, so the copies out need at most one new buffer.
+    assert device.staging.allocations - staged_in <= 1
+    used = device.staging.allocations - allocations
+    del values, doubled, d, v
+    gc.collect()
+    device.synchronize()
+    assert device.staging.live == device.staging.num_cached == used  # every buffer is back in the pool
+    assert device.allocator.get_stats().bytes_in_use == baseline

@@ -27,7 +27,8 @@
 #ifndef DEMO_PLATFORM_NAME
 #define DEMO_PLATFORM_NAME "DEMO_DEVICE" /* TensorFlow requires [A-Z][A-Z_]* */
 #endif
-/* The library is built with -fvisibility=hidden; only the two entry points are exported. */
+/* The library is built with -fvisibility=hidden; only the entry points are exported (SE_InitPlugin,
+ * TF_InitKernel, and TF_InitGraph when built with the fused optimizer). */
 #define DEMO_EXPORT __attribute__((visibility("default")))
 
 #define DEMO_DEVICE_COUNT 2
@@ -146,5 +147,10 @@ uint64_t demo_now_ns(void);
 
 /* ---- stream_executor.c ---- */
 void demo_fill_stream_executor(SP_StreamExecutor* se);
+
+#ifdef DEMO_WITH_FUSED_OPTIMIZER
+/* ---- fused_kernel.c (make WITH_FUSED_OPTIMIZER=1): the fused op and its kernel for the device ---- */
+void demo_register_fused_kernel(TF_Status* status);
+#endif
 
 #endif /* DEMO_DEVICE_H_ */

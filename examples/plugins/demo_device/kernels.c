@@ -569,5 +569,9 @@ DEMO_EXPORT void TF_InitKernel(void) {
   register_kernel("Conv2D", create_conv2d, st);
   register_kernel("MaxPool", create_maxpool, st);
   register_kernel("Softmax", create_softmax, st);
+#ifdef DEMO_WITH_FUSED_OPTIMIZER
+  TF_SetStatus(st, TF_OK, "");
+  demo_register_fused_kernel(st); /* fused_kernel.c */
+#endif
   TF_DeleteStatus(st);
 }

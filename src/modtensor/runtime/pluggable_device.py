@@ -6,7 +6,9 @@ back when it is dropped, but only once the stream work queued before the drop is
 done (the free waits behind an event recorded on the compute stream). Copies go
 through the plugin's memcpy functions on the host-to-device, device-to-host and
 device-to-device streams, ordered against the compute stream by events; the
-host waits on events, never by polling a sleep.
+host waits on events, never by polling a sleep. When the plugin provides
+``host_memory_allocate`` (pinned memory on a GPU), host-device copies stage through
+a pool of such buffers, each reused only after the event of its copy completed.
 
 The plugin side (C pointers, structs) lives in ``plugin.native.stream_executor``;
 this module only calls its typed ``SEDevice`` methods, so ``runtime`` does not
@@ -15,6 +17,7 @@ import ``plugin``: the loader hands the platform object in.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import threading
 from collections.abc import Sequence
@@ -27,13 +30,25 @@ from modtensor.runtime.allocator import Allocator, AllocatorStats, as_numpy_dtyp
 from modtensor.runtime.device import Device, DeviceAttributes
 from modtensor.runtime.device_factory import DeviceFactory
 
-__all__ = ["PLUGGABLE_PRIORITY", "DeviceBuffer", "PluggableAllocator", "PluggableDevice", "PluggableDeviceFactory"]
+__all__ = [
+    "PLUGGABLE_PRIORITY",
+    "DeviceBuffer",
+    "HostStagingPool",
+    "PluggableAllocator",
+    "PluggableDevice",
+    "PluggableDeviceFactory",
+    "StagingBuffer",
+]
 
 PLUGGABLE_PRIORITY = 220  # TF's priority of pluggable devices (above GPU's 210 and CPU's 70)
 _ALIGNMENT = 256
 # Dropped buffers are freed in batches behind one event: recording an event per tensor would
 # cost more than the kernel launch that produced it.
 _FREE_BATCH = 32
+# Staging buffers come in power-of-two sizes from this one up; the pool keeps at most this
+# many bytes of free ones (a larger copy's buffer goes back to the plugin after use).
+_STAGING_MIN_BYTES = 4096
+_STAGING_CACHE_BYTES = 64 << 20
 
 
 class DeviceBuffer:
@@ -191,6 +206,101 @@ class _PluginSubAllocator:
         self._se.deallocate(address, num_bytes, self._payloads.pop(address, 0))
 
 
+class StagingBuffer:
+    """A host buffer from the plugin's ``host_memory_allocate`` that copies stage through."""
+
+    __slots__ = ("address", "capacity")
+
+    def __init__(self, address: int, capacity: int):
+        self.address = address
+        self.capacity = capacity
+
+    def write(self, array: np.ndarray, nbytes: int) -> None:
+        """Copy ``array``'s ``nbytes`` bytes (C order) into the buffer."""
+        ctypes.memmove(self.address, array.ctypes.data, nbytes)
+
+    def read_into(self, array: np.ndarray, nbytes: int) -> None:
+        """Copy the buffer's first ``nbytes`` bytes into ``array`` (C order)."""
+        ctypes.memmove(array.ctypes.data, self.address, nbytes)
+
+
+class _StagingLease:
+    """One copy's use of a staging buffer: ended once, by whichever sees the copy done first."""
+
+    __slots__ = ("buffer", "ended")
+
+    def __init__(self, buffer: StagingBuffer):
+        self.buffer = buffer
+        self.ended = False
+
+    def end(self, pool: HostStagingPool) -> None:
+        """Give the buffer back to ``pool`` (the copy that used it is done); later calls do nothing."""
+        if not self.ended:
+            self.ended = True
+            pool.give_back(self.buffer)
+
+
+class HostStagingPool:
+    """Staging buffers of one device from the plugin's host memory functions, reused by power-of-two size.
+
+    As TensorFlow stages copies through the device's pinned host allocator: a copy takes a
+    buffer, the caller hands it back with ``give_back`` once the event of its copy completed,
+    and free buffers (up to ``_STAGING_CACHE_BYTES``) wait for the next copy of their size.
+    Not thread-safe: the device's lock guards it. ``allocations`` counts the plugin calls.
+    """
+
+    def __init__(self, se_device: Any):
+        self._se = se_device
+        self._free: dict[int, list[StagingBuffer]] = {}
+        self.cached_bytes = 0
+        self.live = 0  # buffers allocated from the plugin and not yet deallocated
+        self.allocations = 0
+
+    @property
+    def num_cached(self) -> int:
+        """How many free buffers wait in the pool."""
+        return sum(len(buffers) for buffers in self._free.values())
+
+    @staticmethod
+    def _capacity(nbytes: int) -> int:
+        return max(_STAGING_MIN_BYTES, 1 << (nbytes - 1).bit_length())
+
+    def take(self, nbytes: int) -> StagingBuffer | None:
+        """A free buffer of at least ``nbytes``, or a new one; None when the plugin has no host memory left."""
+        capacity = self._capacity(nbytes)
+        free = self._free.get(capacity)
+        if free:
+            buf = free.pop()
+            self.cached_bytes -= capacity
+            return buf
+        address = self._se.host_memory_allocate(capacity)
+        if not address:
+            return None
+        self.allocations += 1
+        self.live += 1
+        return StagingBuffer(address, capacity)
+
+    def give_back(self, buf: StagingBuffer) -> None:
+        """Return ``buf`` (its copy is done) to the pool, or to the plugin when the pool is full."""
+        if self.cached_bytes + buf.capacity > _STAGING_CACHE_BYTES:
+            self._release(buf)
+            return
+        self.cached_bytes += buf.capacity
+        self._free.setdefault(buf.capacity, []).append(buf)
+
+    def _release(self, buf: StagingBuffer) -> None:
+        self._se.host_memory_deallocate(buf.address)
+        self.live -= 1
+
+    def clear(self) -> None:
+        """Give every free buffer back to the plugin (device close)."""
+        for buffers in self._free.values():
+            for buf in buffers:
+                self._release(buf)
+        self._free.clear()
+        self.cached_bytes = 0
+
+
 class PluggableDevice(Device):
     """One device of a StreamExecutor plugin: compute and copy streams, events, device buffers."""
 
@@ -211,6 +321,9 @@ class PluggableDevice(Device):
         # (event on the compute stream, addresses to free, host objects to drop, events to recycle)
         self._waiting: list[tuple[int, list[int], list[Any], list[tuple[PluggableDevice, int]]]] = []
         self._event_pool: list[int] = []
+        # Staging buffers of host-to-device copies in flight, with the event recorded after each copy.
+        self._staging_in_flight: list[tuple[int, _StagingLease]] = []
+        self.staging = HostStagingPool(se_device) if getattr(se_device, "has_host_memory", False) else None
         self._lock = threading.RLock()
         super().__init__(attributes, allocator=None, host_allocator=CPUAllocator(f"{attributes.device_type}_host"))  # type: ignore[arg-type]
         self.allocator = PluggableAllocator(
@@ -257,6 +370,9 @@ class PluggableDevice(Device):
                     continue
                 for address in addresses:
                     self.allocator.deallocate_raw(address)
+                for item in keep:  # a staging buffer's copy is done before the compute stream got here
+                    if isinstance(item, _StagingLease):
+                        item.end(self.staging)  # type: ignore[arg-type]
                 keep.clear()
                 self._event_pool.append(event)
                 for owner, waited in waits:  # a peer's event goes back to the peer's pool
@@ -265,6 +381,7 @@ class PluggableDevice(Device):
                     else:
                         owner._event_pool.append(waited)
             self._waiting = still
+            self._staging_in_flight = [(e, lease) for e, lease in self._staging_in_flight if not lease.ended]
 
     # ------------------------------------------------------------------ memory
 
@@ -312,13 +429,46 @@ class PluggableDevice(Device):
         buf = self.allocate_buffer(tuple(source.shape), source.dtype)
         if buf.nbytes:
             with self._lock:
-                self.se_device.memcpy_htod(self.h2d_stream, buf.device_address, source.ctypes.data, buf.nbytes)
+                staging = self._staging_buffer(buf.nbytes)
+                if staging is not None:
+                    staging.write(source, buf.nbytes)
+                host = staging.address if staging is not None else source.ctypes.data
+                try:
+                    self.se_device.memcpy_htod(self.h2d_stream, buf.device_address, host, buf.nbytes)
+                except BaseException:
+                    if staging is not None:  # nothing was enqueued: the buffer is free again
+                        self.staging.give_back(staging)  # type: ignore[union-attr]
+                    raise
                 event = self._event()
                 self.se_device.record_event(self.h2d_stream, event)
                 self.se_device.wait_for_event(self.compute_stream, event)
                 self._compute_waits.append((self, event))
-                self._staged.append(source)  # the host array lives until the copy is done
+                # The host memory lives until the copy is done: the staging buffer goes back to the
+                # pool once its event completed (or the compute stream passed it); an array is dropped.
+                if staging is None:
+                    self._staged.append(source)
+                else:
+                    lease = _StagingLease(staging)
+                    self._staging_in_flight.append((event, lease))
+                    self._staged.append(lease)
         return buf
+
+    def _staging_buffer(self, nbytes: int) -> StagingBuffer | None:
+        """A staging buffer for a copy of ``nbytes`` (None without the plugin's host memory functions)."""
+        if self.staging is None:
+            return None
+        # Copies whose event completed give their buffers back first. The copies are in order on
+        # the h2d stream, so the first incomplete event ends the scan. Each event is still its
+        # copy's own: it is recycled only by the collect_frees entry that also ends the lease.
+        done = 0
+        for event, lease in self._staging_in_flight:
+            if not lease.ended:
+                if not self.se_device.event_complete(event):
+                    break
+                lease.end(self.staging)
+            done += 1
+        del self._staging_in_flight[:done]
+        return self.staging.take(nbytes)
 
     def to_host(self, value: Any) -> np.ndarray:
         """Copy a buffer to a new host array on the device-to-host stream, after the compute stream's work."""
@@ -328,14 +478,19 @@ class PluggableDevice(Device):
         if value.nbytes:
             src = value.device
             with src._lock:
+                staging = src._staging_buffer(value.nbytes)
                 ready = src._event()
                 src.se_device.record_event(src.compute_stream, ready)
                 src.se_device.wait_for_event(src.d2h_stream, ready)
-                src.se_device.memcpy_dtoh(src.d2h_stream, out.ctypes.data, value.device_address, value.nbytes)
+                host = staging.address if staging is not None else out.ctypes.data
+                src.se_device.memcpy_dtoh(src.d2h_stream, host, value.device_address, value.nbytes)
                 done = src._event()
                 src.se_device.record_event(src.d2h_stream, done)
                 src.se_device.block_host_for_event(done)
                 src._event_pool += [ready, done]
+                if staging is not None:  # the copy is done: out of the staging buffer, which goes back
+                    staging.read_into(out, value.nbytes)
+                    src.staging.give_back(staging)  # type: ignore[union-attr]
         return out
 
     def copy_to(self, value: Any, dst: Device) -> Any:
@@ -397,6 +552,8 @@ class PluggableDevice(Device):
             self._event_pool.clear()
             for stream in (self.d2d_stream, self.d2h_stream, self.h2d_stream, self.compute_stream):
                 se.destroy_stream(stream)
+            if self.staging is not None:
+                self.staging.clear()
 
 
 class PluggableDeviceFactory(DeviceFactory):

@@ -9,6 +9,8 @@
  *   -DSE_FAIL_INIT                SE_InitPlugin reports an error
  *   -DSE_NO_BFC                   use_bfc_allocator = 0 (the plugin's own allocator)
  *   -DSE_NO_TIMER_FNS             leave create_timer_fns/destroy_timer_fns unset (TF 2.21 does not need them)
+ *   -DSE_NO_HOST_MEMORY           leave host_memory_allocate/host_memory_deallocate unset (no staging buffers)
+ * se_host_memory_counts() (exported) reports the host_memory_allocate calls and the blocks still live.
  * Each device owns SE_MEMORY bytes (default 1 MiB): allocate fails beyond that. */
 #include <stdint.h>
 #include <stdio.h>
@@ -77,14 +79,30 @@ static void se_deallocate(const SP_Device* d, SP_DeviceMemoryBase* mem) {
   mem->opaque = NULL;
 }
 
+/* Host memory (staging buffers): counted so the tests can see the runtime's pool at work. */
+static int64_t g_host_allocs, g_host_live;
+
+__attribute__((visibility("default"))) void se_host_memory_counts(int64_t* allocs, int64_t* live) {
+  *allocs = __atomic_load_n(&g_host_allocs, __ATOMIC_SEQ_CST);
+  *live = __atomic_load_n(&g_host_live, __ATOMIC_SEQ_CST);
+}
+
+#ifndef SE_NO_HOST_MEMORY
 static void* se_host_alloc(const SP_Device* d, uint64_t size) {
   (void)d;
-  return malloc(size);
+  void* mem = malloc(size);
+  if (mem != NULL) {
+    __atomic_add_fetch(&g_host_allocs, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&g_host_live, 1, __ATOMIC_SEQ_CST);
+  }
+  return mem;
 }
 static void se_host_free(const SP_Device* d, void* mem) {
   (void)d;
+  if (mem != NULL) __atomic_sub_fetch(&g_host_live, 1, __ATOMIC_SEQ_CST);
   free(mem);
 }
+#endif
 
 static TF_Bool se_stats(const SP_Device* d, SP_AllocatorStats* st) {
   DeviceState* s = state(d);
@@ -236,8 +254,10 @@ static void create_stream_executor(const SP_Platform* p, SE_CreateStreamExecutor
 #endif
   se->allocate = se_allocate;
   se->deallocate = se_deallocate;
+#ifndef SE_NO_HOST_MEMORY
   se->host_memory_allocate = se_host_alloc;
   se->host_memory_deallocate = se_host_free;
+#endif
   se->get_allocator_stats = se_stats;
   se->device_memory_usage = se_usage;
   se->create_stream = se_create_stream;

@@ -231,13 +231,15 @@ _DEVICE_TYPE_PATTERN = re.compile(r"[A-Z][A-Z_]*")
 _OPTIONAL_PLATFORM_FNS = ("create_timer_fns", "destroy_timer_fns")
 _REQUIRED_PLATFORM_FNS = [name for name, _ in SP_PlatformFns._fields_[2:] if name not in _OPTIONAL_PLATFORM_FNS]
 _REQUIRED_EXECUTOR_FNS = [
-    "allocate", "deallocate", "host_memory_allocate", "host_memory_deallocate",
+    "allocate", "deallocate",
     "create_stream", "destroy_stream", "create_stream_dependency", "get_stream_status",
     "create_event", "destroy_event", "get_event_status", "record_event", "wait_for_event",
     "memcpy_dtoh", "memcpy_htod", "sync_memcpy_dtoh", "sync_memcpy_htod",
     "block_host_for_event", "synchronize_all_activity",
 ]  # fmt: skip
 _EMULATED_EXECUTOR_FNS = ("mem_zero", "memset", "memset32")
+# Also required by TensorFlow, but only staging buffers come from them: without them copies stage in numpy arrays.
+_HOST_MEMORY_FNS = ("host_memory_allocate", "host_memory_deallocate")
 
 
 # ---------------------------------------------------------------------- TF_Status from the shim
@@ -434,6 +436,14 @@ class SEPlatform:
             )
             self.notes.append(note)
             _LOG.info(note)
+        missing = [name for name in _HOST_MEMORY_FNS if not self._present(se, name)]
+        if missing:
+            note = (
+                f"StreamExecutor plugin {self.path} does not provide {', '.join(missing)}; "
+                "modtensor stages host-device copies in ordinary host memory"
+            )
+            self.notes.append(note)
+            _LOG.info(note)
 
         for ordinal in range(count.value):
             device = SP_Device(struct_size=struct_size(SP_Device), ordinal=ordinal)
@@ -502,6 +512,7 @@ class SEDevice:
         self._memset32 = platform._present(self.se, "memset32")
         self._host_callback = platform._present(self.se, "host_callback")
         self._dtod = platform._present(self.se, "memcpy_dtod")
+        self._host_memory = all(platform._present(self.se, name) for name in _HOST_MEMORY_FNS)
 
     def _text(self, name: str) -> str:
         if _end_of(SP_Device, name) > self.device.struct_size:
@@ -539,7 +550,13 @@ class SEDevice:
         """An SP_DeviceMemoryBase describing a device address."""
         return SP_DeviceMemoryBase(struct_size=_MEMORY_SIZE, opaque=address, size=num_bytes, payload=payload)
 
+    @property
+    def has_host_memory(self) -> bool:
+        """True when the plugin provides host_memory_allocate and host_memory_deallocate (staging buffers)."""
+        return self._host_memory
+
     def host_memory_allocate(self, num_bytes: int) -> int:
+        """``num_bytes`` of the plugin's host memory for staging copies (pinned on a GPU); 0 when it has none."""
         return self.se.host_memory_allocate(self._ref, num_bytes) or 0
 
     def host_memory_deallocate(self, address: int) -> None:
