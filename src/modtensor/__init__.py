@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import compat, config, math, nn, random, sysconfig
+from modtensor import bitwise, compat, config, math, nn, random, sysconfig
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import math_ops as _math_ops
 from modtensor.api import nn_ops as _nn_ops
@@ -71,6 +71,7 @@ __all__ = [
     "TensorSpec",
     "as_dtype",
     "bfloat16",
+    "bitwise",
     "bool",
     "compat",
     "complex128",

@@ -58,9 +58,9 @@ def test_graph_indexing_with_tensors_and_dimensions() -> None:
     assert wide.op.inputs[1].dtype == tf.int64  # int64 indices make every index vector int64
 
 
-def test_boolean_mask_indexing_is_refused_with_a_hint() -> None:
-    with pytest.raises(TypeError, match="boolean mask"):
-        tf.constant([1, 2])[tf.constant([True, False])]
+def test_boolean_mask_indexing_is_tf_boolean_mask() -> None:
+    # as TF's _slice_helper (golden cases in tests/kernels/test_bitwise.py)
+    assert tf.constant([1, 2])[tf.constant([True, False])].numpy().tolist() == [1]
 
 
 def test_matmul_of_python_lists_from_either_side() -> None:

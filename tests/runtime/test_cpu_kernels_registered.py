@@ -17,6 +17,7 @@ from modtensor.framework import dtypes, errors
 from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.framework.tensor_proto import make_tensor_proto
 from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
+from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.runtime import device_factory
 from modtensor.runtime.kernel_registry import KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import OpKernelContext, create_kernel
@@ -60,7 +61,8 @@ def test_registration_is_idempotent_per_registry() -> None:
     reg = KernelRegistry()
     first = register_cpu_kernels(reg)
     assert register_cpu_kernels(reg) == first
-    assert len(reg.ops()) == len(set(OP_FUNCTIONS) | set(PLUMBING) | {"_FusedMatMul", "_FusedConv2D"})
+    bitwise_ops = set(cpu_bitwise.OP_FUNCTIONS)  # registered beside OP_FUNCTIONS (tests/kernels/test_bitwise.py)
+    assert len(reg.ops()) == len(set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"})
 
 
 @pytest.mark.parametrize("op", sorted(set(OP_FUNCTIONS) | {"Snapshot"}))

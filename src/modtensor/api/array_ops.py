@@ -21,6 +21,7 @@ from modtensor.framework.graph import SymbolicTensor
 from modtensor.framework.tensor import Tensor
 
 __all__ = [
+    "boolean_mask",
     "concat",
     "expand_dims",
     "fill",
@@ -339,6 +340,44 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     if x is not None and y is not None:
         return apply_op("SelectV2", name=name, condition=condition, t=x, e=y)
     raise ValueError("x and y must both be non-None or both be None.")
+
+
+def boolean_mask(tensor: Any, mask: Any, axis: Any = None, name: str = "boolean_mask") -> Tensor:
+    """The entries of ``tensor`` where the boolean ``mask`` is true, ``mask`` covering dims ``axis..axis+k``.
+
+    TF's composition: the masked dims are reshaped into one, then ``Where`` finds the
+    true positions and ``GatherV2`` takes them (so the graph is the one TF builds).
+    """
+    with op_scope(name, "boolean_mask", [tensor, mask]):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        shape_mask = mask.get_shape()
+        ndims_mask = shape_mask.ndims
+        shape_tensor = tensor.get_shape()
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        if ndims_mask is None:
+            raise ValueError(
+                "Number of mask dimensions must be specified, even if some dimensions are None.  "
+                "E.g. shape=[None] is ok, but shape=None is not."
+            )
+        axis = 0 if axis is None else axis
+        axis_value = constant_value(axis)
+        if axis_value is not None:
+            axis = int(axis_value)
+            shape_tensor[axis : axis + ndims_mask].assert_is_compatible_with(shape_mask)
+        leading_size = apply_op("Prod", input=shape(tensor)[axis : axis + ndims_mask], reduction_indices=[0])
+        tensor = reshape(tensor, concat([shape(tensor)[:axis], [leading_size], shape(tensor)[axis + ndims_mask :]], 0))
+        if axis_value is not None and isinstance(tensor, SymbolicTensor):  # what Reshape's shape fn may not see
+            first_dim = shape_tensor[axis : axis + ndims_mask].num_elements()
+            tensor.set_shape(
+                tensor_shape.as_shape(shape_tensor[:axis])
+                .concatenate([first_dim])
+                .concatenate(shape_tensor[axis + ndims_mask :])
+            )
+        mask = reshape(mask, [-1])
+        indices = squeeze(where(mask), axis=[1])
+        return gather(tensor, indices, axis=axis)
 
 
 # --------------------------------------------------------------------------- creation

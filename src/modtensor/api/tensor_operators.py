@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from modtensor.api import constant_op, context
+from modtensor.api import array_ops, constant_op, context
 from modtensor.api.dispatch import apply_op
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
@@ -259,14 +259,14 @@ def _and(x: Any, y: Any, name: str) -> Any:
     """LogicalAnd for bool tensors, else BitwiseAnd."""
     if x.dtype == dtypes.bool:
         return apply_op("LogicalAnd", name=name, x=x, y=y)
-    return apply_op("BitwiseAnd", name=name, x=x, y=y)
+    return apply_op("BitwiseAnd", x=x, y=y)  # unnamed, as TF: the node is <scope>/BitwiseAnd
 
 
 def _or(x: Any, y: Any, name: str) -> Any:
     """LogicalOr for bool tensors, else BitwiseOr."""
     if x.dtype == dtypes.bool:
         return apply_op("LogicalOr", name=name, x=x, y=y)
-    return apply_op("BitwiseOr", name=name, x=x, y=y)
+    return apply_op("BitwiseOr", x=x, y=y)  # unnamed, as TF: the node is <scope>/BitwiseOr
 
 
 def _xor(x: Any, y: Any, name: str) -> Any:
@@ -275,7 +275,7 @@ def _xor(x: Any, y: Any, name: str) -> Any:
         either = apply_op("LogicalOr", x=x, y=y)
         both = apply_op("LogicalAnd", x=x, y=y)
         return apply_op("LogicalAnd", name=name, x=either, y=apply_op("LogicalNot", x=both))
-    return apply_op("BitwiseXor", name=name, x=x, y=y)
+    return apply_op("BitwiseXor", x=x, y=y)  # unnamed, as TF: the node is <scope>/BitwiseXor
 
 
 def _invert(x: Any) -> Any:
@@ -499,10 +499,7 @@ def _getitem(tensor: Any, slice_spec: Any) -> Any:
         or (isinstance(slice_spec, Tensor) and slice_spec.dtype == dtypes.bool)
         or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool)
     ):
-        raise TypeError(
-            "Indexing a tensor with a boolean mask (tf.boolean_mask) is not supported by modtensor yet; "
-            "use tf.gather with the indices of the True entries instead."
-        )
+        return array_ops.boolean_mask(tensor=tensor, mask=slice_spec)  # as TF's _slice_helper
     begin, end, strides, masks = _parse_slice_spec(slice_spec)
     if _executing_eagerly():
         packed = _eager_indices(begin, end, strides)

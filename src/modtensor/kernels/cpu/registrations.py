@@ -20,6 +20,7 @@ import numpy as np
 from modtensor.framework import errors, tensor_proto
 from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.kernels.cpu import OP_FUNCTIONS
+from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
@@ -68,6 +69,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "AvgPool": {"T": "FLOATS"},
     "BatchMatMulV2": {"T": "FLOATS int16 int32 int64 COMPLEX"},
     "BiasAdd": {"T": "FLOATS INTS UINTS COMPLEX"},
+    **{op: {"T": "INTS UINTS"} for op in _bitwise.OP_FUNCTIONS},  # BitwiseAnd/Or/Xor, Invert, Left/RightShift
     "Ceil": {"T": "FLOATS"},
     "ConcatV2": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
     "Conv2D": {"T": "FLOATS int32"},
@@ -357,7 +359,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         if done is not None:
             return list(done)
         regs: list[KernelRegistration] = []
-        for op, fn in OP_FUNCTIONS.items():
+        for op, fn in (*OP_FUNCTIONS.items(), *_bitwise.OP_FUNCTIONS.items()):
             factory: Any = _STATEFUL.get(op) or FunctionKernel.factory_for(fn)
             regs.append(target.register(op, "CPU", factory, constraints=_constraints(op), source=SOURCE))
         for op, cls in _PLUMBING.items():
