@@ -8,12 +8,20 @@ Cases: passing input 0 through (TF_GetInput + TF_SetOutput), and allocating the 
 and adding one to 10 floats (TF_AllocateOutput). The modtensor column is the C kernel,
 the NumPy column the Python kernel; the note gives the difference.
 
+A process that imported TensorFlow first (benchmarks/run.py under TF's venv) has TF's own C API in the
+global symbol scope ahead of modtensor's shim, so the plugin's ``TF_*`` calls would bind to TensorFlow and
+register nothing with modtensor; the measurement then runs in a fresh interpreter without TensorFlow.
+
     /tmp/mtdev/bin/python benchmarks/c_kernel_overhead.py [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import dataclasses
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -126,10 +134,39 @@ def _kernels() -> dict[str, tuple[Callable[[], Any], Callable[[], Any]]]:
     return result
 
 
+def _c_api_shadowed() -> bool:
+    """Whether a plugin's ``TF_*`` symbols would bind to another library (TensorFlow) instead of modtensor's shim.
+
+    Plugins are dlopened with their undefined symbols looked up in the process's global scope, in load order;
+    a TensorFlow imported before modtensor's shim puts its own C API first.
+    """
+    from modtensor.plugin import native
+
+    native.bridge()  # loads the shim (globally) as load_library would
+    symbol = "TF_RegisterOpDefinition"
+    shim = ctypes.CDLL(str(native.shim_path()), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+    first = ctypes.CDLL(None)
+    return (
+        ctypes.cast(getattr(first, symbol), ctypes.c_void_p).value
+        != ctypes.cast(getattr(shim, symbol), ctypes.c_void_p).value
+    )
+
+
+def _run_in_fresh_interpreter(env: Environment) -> list[Row]:
+    """Measure in a child interpreter (same python and path, no TensorFlow) and return its rows."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--json", *(["--quick"] if env.quick else [])]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=dict(os.environ))
+    return [Row(**fields) for fields in json.loads(done.stdout)]
+
+
 def run(env: Environment) -> list[Row]:
     """One row per case: the C kernel (modtensor column) against the Python kernel (NumPy column)."""
     if shutil.which("gcc") is None:
         return [Row(BENCHMARK, "C kernels", None, note="gcc is not installed: no plugin to measure")]
+    if _c_api_shadowed():
+        if "tensorflow" in sys.modules:
+            return _run_in_fresh_interpreter(env)
+        return [Row(BENCHMARK, "C kernels", None, note="another TF C API is loaded ahead of modtensor's shim")]
     from modtensor.plugin import load_library
 
     with tempfile.TemporaryDirectory() as folder:
@@ -148,8 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     """Run standalone and print the rows."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON (used by run() in a child)")
     args = parser.parse_args(argv)
-    for row in run(Environment(tensorflow=None, quick=args.quick)):
+    rows = run(Environment(tensorflow=None, quick=args.quick))
+    if args.json:
+        print(json.dumps([dataclasses.asdict(row) for row in rows]))
+        return 0
+    for row in rows:
         if row.modtensor_s is None:
             print(f"{row.case}: {row.note}")
             continue

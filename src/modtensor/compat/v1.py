@@ -41,6 +41,7 @@ __all__ = [
     "RunMetadata",
     "RunOptions",
     "Session",  # noqa: F822 - loaded on first use (module __getattr__)
+    "colocate_with",
     "device",
     "disable_eager_execution",
     "disable_v2_behavior",
@@ -57,6 +58,13 @@ __all__ = [
 
 executing_eagerly = _context.executing_eagerly
 device = _context.device_v1
+
+
+def colocate_with(op: Any, ignore_existing: bool = False) -> Any:
+    """Place ops created inside with ``op`` (``Graph.colocate_with`` of the default graph); eagerly, its device."""
+    if _context.executing_eagerly():
+        return _context.device_v1(op.device if op is not None else None)
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def disable_eager_execution() -> None:

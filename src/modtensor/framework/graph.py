@@ -391,6 +391,22 @@ class _ThreadState(threading.local):
         self.name_stack = ""
         self.device_stack: list[_DeviceScope] = []
         self.control_stack: list[_ControlScope] = []
+        self.colocation_stack: list[Operation] = []
+
+
+def _op_to_colocate_with(value: Any) -> Operation | None:
+    """The op a colocate_with argument stands for: an Operation, a tensor's op, or a variable's handle op."""
+    if value is None or isinstance(value, Operation):
+        return value
+    handle = getattr(value, "handle", None)
+    if isinstance(handle, SymbolicTensor):
+        return handle.op
+    if isinstance(value, SymbolicTensor):
+        return value.op
+    op = getattr(value, "op", None)
+    if isinstance(op, Operation):
+        return op
+    raise TypeError(f"colocate_with expects an Operation, a graph tensor or a variable, not {type(value).__name__}.")
 
 
 # ============================================================================ graph
@@ -616,6 +632,50 @@ class Graph:
                 current = device_spec_lib.DeviceSpec.from_string(op.device)
                 op._set_device(scope.spec.make_merged_spec(current).to_string())  # type: ignore[union-attr]
 
+    # ----------------------------------------------------------------- colocation
+
+    @contextlib.contextmanager
+    def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside are colocated with ``op`` (an Operation, tensor or variable), as in TF.
+
+        They get ``_class: ["loc:@<group>"]`` (the union of the colocation groups of all enclosing
+        colocate_with ops, sorted) and the device of the innermost colocated op that has one; outer
+        device scopes do not apply inside. ``ignore_existing`` drops the enclosing colocation scopes;
+        ``op=None`` with ``ignore_existing=True`` only clears them.
+        """
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
+        target = _op_to_colocate_with(op)
+        saved_devices = self._thread.device_stack
+        saved_colocation = self._thread.colocation_stack
+        self._thread.device_stack = []
+        if ignore_existing:
+            self._thread.colocation_stack = []
+        else:
+            self._thread.colocation_stack = list(saved_colocation)
+        if target is not None:
+            self._thread.colocation_stack.append(target)
+        try:
+            yield
+        finally:
+            self._thread.device_stack = saved_devices
+            self._thread.colocation_stack = saved_colocation
+
+    def _apply_colocation(self, op: Operation) -> None:
+        """Set ``_class`` and the device from the colocation scopes (innermost device wins), as TF does."""
+        stack = self._thread.colocation_stack
+        if not stack:
+            return
+        groups: set[bytes] = set()
+        device_set = False
+        for target in reversed(stack):
+            groups.update(target.colocation_groups())
+            if target.device and not device_set:
+                op._set_device(target.device)
+                device_set = True
+        value = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups)))
+        op._set_attr("_class", value)
+
     # ----------------------------------------------------------------- creating ops
 
     def create_op(
@@ -742,6 +802,7 @@ class Graph:
         self._record_op_seen_by_control_dependencies(op)
         if compute_device:
             self._apply_device_functions(op)
+        self._apply_colocation(op)
         return op
 
     def _rollback(self, num_ops: int, function_names: Iterable[str] = ()) -> None:

@@ -6,7 +6,8 @@ name scope; ``name=""`` adds none and renames clashing nodes ``x_1``); ``input_m
 rewires inputs to existing tensors (``"x:0"``/``"x"``) or ops (``"^x"``); defaults
 are added, nodes are validated and shapes inferred, and a node's ``_output_shapes``
 refines its static shapes (the attr itself is dropped, as TensorFlow does). The
-function library is copied into the graph.
+function library is copied into the graph; a node whose op is a library function (a direct call) is
+checked against the function's signature, as TensorFlow does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from modtensor.framework import errors
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from modtensor.framework.op_registry import OpRegistry, global_registry
-from modtensor.framework.protos import graph_pb2, node_def_pb2, op_def_pb2
+from modtensor.framework.protos import function_pb2, graph_pb2, node_def_pb2, op_def_pb2
 
 __all__ = ["import_graph_def"]
 
@@ -163,13 +164,11 @@ def import_graph_def(
                 if f.signature.name == node.op:
                     function = f
                     break
-            if function is not None or graph._is_function(node.op):
-                raise errors.UnimplementedError(
-                    None,
-                    None,
-                    f"Node '{node.name}' calls the function '{node.op}' directly; importing function-call nodes "
-                    "is not supported yet (call functions through PartitionedCall).",
-                )
+            if function is None:
+                function = graph._get_function(node.op)
+            if function is not None:
+                op_defs.append(_function_op_def(function))
+                continue
             try:
                 registry.get(node.op)
             except errors.NotFoundError as e:
@@ -303,6 +302,13 @@ def _add_nodes(
         created[node.name] = op
 
     return created, used_keys
+
+
+def _function_op_def(function: function_pb2.FunctionDef) -> op_def_pb2.OpDef:
+    """The OpDef of a node that calls ``function`` directly by name: its signature, as TF's function library uses."""
+    op_def = op_def_pb2.OpDef()
+    op_def.CopyFrom(function.signature)
+    return op_def
 
 
 def _producer_defaults(producer_op_list: op_def_pb2.OpList | None) -> dict[str, dict[str, bytes]]:
