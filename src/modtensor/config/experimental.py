@@ -8,8 +8,6 @@ device-listing functions TensorFlow also exports under ``experimental``.
 
 from __future__ import annotations
 
-import threading
-
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.runtime import device_factory
 from modtensor.runtime.device import Device
@@ -38,8 +36,9 @@ from modtensor.config import (  # noqa: E402
     set_visible_devices,
 )
 
-_growth_lock = threading.Lock()
-_memory_growth: dict[str, bool] = {}  # physical device name -> enabled
+# The setting lives in the runtime, which device factories read it from; these are the user's doors.
+memory_growth_enabled = device_factory.memory_growth_enabled
+reset_memory_growth_for_testing = device_factory.reset_memory_growth_for_testing
 
 
 def _find_device(device: str) -> Device:
@@ -98,28 +97,10 @@ def set_memory_growth(device: PhysicalDevice, enable: bool) -> None:
     _check_physical(device)
     if device.device_type == "CPU":
         raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
-    enable = bool(enable)
-    with _growth_lock:
-        if _memory_growth.get(device.name) == enable:
-            return
-        if device_factory.devices_initialized():
-            raise RuntimeError("Physical devices cannot be modified after being initialized")
-        _memory_growth[device.name] = enable
+    device_factory.set_memory_growth(device.name, bool(enable))
 
 
 def get_memory_growth(device: PhysicalDevice) -> bool | None:
     """The memory-growth setting of ``device``: True/False when set, None when left to the device's default."""
     _check_physical(device)
     return memory_growth_enabled(device.name)
-
-
-def memory_growth_enabled(physical_device_name: str) -> bool | None:
-    """The recorded setting for ``/physical_device:TYPE:N``, None when unset; device factories read this."""
-    with _growth_lock:
-        return _memory_growth.get(physical_device_name)
-
-
-def reset_memory_growth_for_testing() -> None:
-    """Forget every memory-growth setting (tests only)."""
-    with _growth_lock:
-        _memory_growth.clear()

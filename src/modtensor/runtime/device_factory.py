@@ -336,6 +336,36 @@ def _normalize(text: str) -> str:
     return text
 
 
+_growth_lock = threading.Lock()
+_memory_growth: dict[str, bool] = {}  # physical device name -> enabled
+
+
+def set_memory_growth(physical_device_name: str, enable: bool) -> None:
+    """Record whether a device's allocator grows on demand (True) or reserves everything up front (False).
+
+    RuntimeError "Physical devices cannot be modified after being initialized" (TF's text) when
+    devices exist and the value changes; ``config.experimental.set_memory_growth`` is the user's door.
+    """
+    with _growth_lock:
+        if _memory_growth.get(physical_device_name) == enable:
+            return
+        if devices_initialized():
+            raise RuntimeError("Physical devices cannot be modified after being initialized")
+        _memory_growth[physical_device_name] = enable
+
+
+def memory_growth_enabled(physical_device_name: str) -> bool | None:
+    """The recorded setting for ``/physical_device:TYPE:N``, None when unset; device factories read this."""
+    with _growth_lock:
+        return _memory_growth.get(physical_device_name)
+
+
+def reset_memory_growth_for_testing() -> None:
+    """Forget every memory-growth setting (tests only)."""
+    with _growth_lock:
+        _memory_growth.clear()
+
+
 def reset_devices_for_testing(*, keep_factories: bool = True) -> None:
     """Forget created devices and visible-device choices (tests only; live devices are not released)."""
     with _STATE.lock:

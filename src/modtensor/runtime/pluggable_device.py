@@ -17,7 +17,6 @@ import ``plugin``: the loader hands the platform object in.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import threading
 from collections.abc import Sequence
@@ -207,21 +206,25 @@ class _PluginSubAllocator:
 
 
 class StagingBuffer:
-    """A host buffer from the plugin's ``host_memory_allocate`` that copies stage through."""
+    """A host buffer from the plugin's ``host_memory_allocate`` that copies stage through.
 
-    __slots__ = ("address", "capacity")
+    The byte copies go through the plugin bridge (``se_device``), which owns all raw-pointer work.
+    """
 
-    def __init__(self, address: int, capacity: int):
+    __slots__ = ("_se", "address", "capacity")
+
+    def __init__(self, address: int, capacity: int, se_device: Any):
         self.address = address
         self.capacity = capacity
+        self._se = se_device
 
     def write(self, array: np.ndarray, nbytes: int) -> None:
         """Copy ``array``'s ``nbytes`` bytes (C order) into the buffer."""
-        ctypes.memmove(self.address, array.ctypes.data, nbytes)
+        self._se.host_memory_write(self.address, array, nbytes)
 
     def read_into(self, array: np.ndarray, nbytes: int) -> None:
         """Copy the buffer's first ``nbytes`` bytes into ``array`` (C order)."""
-        ctypes.memmove(array.ctypes.data, self.address, nbytes)
+        self._se.host_memory_read(self.address, array, nbytes)
 
 
 class _StagingLease:
@@ -278,7 +281,7 @@ class HostStagingPool:
             return None
         self.allocations += 1
         self.live += 1
-        return StagingBuffer(address, capacity)
+        return StagingBuffer(address, capacity, self._se)
 
     def give_back(self, buf: StagingBuffer) -> None:
         """Return ``buf`` (its copy is done) to the pool, or to the plugin when the pool is full."""
@@ -595,7 +598,7 @@ class PluggableDeviceFactory(DeviceFactory):
 
 def _memory_growth(physical_name: str) -> bool:
     """``config.experimental.set_memory_growth`` for this physical device; unset: reserve up front, as TF."""
-    from modtensor.config.experimental import memory_growth_enabled
+    from modtensor.runtime.device_factory import memory_growth_enabled
 
     return bool(memory_growth_enabled(physical_name))
 

@@ -562,6 +562,16 @@ class SEDevice:
     def host_memory_deallocate(self, address: int) -> None:
         self.se.host_memory_deallocate(self._ref, address)
 
+    @staticmethod
+    def host_memory_write(address: int, array: np.ndarray, nbytes: int) -> None:
+        """Copy ``nbytes`` of a C-ordered host array into plugin host memory at ``address``."""
+        ctypes.memmove(address, array.ctypes.data, nbytes)
+
+    @staticmethod
+    def host_memory_read(address: int, array: np.ndarray, nbytes: int) -> None:
+        """Copy ``nbytes`` of plugin host memory at ``address`` into a C-ordered host array."""
+        ctypes.memmove(array.ctypes.data, address, nbytes)
+
     def allocator_stats(self) -> dict[str, int] | None:
         """The plugin's own allocator statistics, or None when it does not report them."""
         if not self.platform._present(self.se, "get_allocator_stats"):
