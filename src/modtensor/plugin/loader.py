@@ -168,6 +168,31 @@ def _entry_points(library: ctypes.CDLL) -> dict[str, int]:
     return found
 
 
+def _check_c_api_binding(library: ctypes.CDLL, record: PluginRecord) -> None:
+    """Refuse a plugin whose ``TF_*`` calls would go to another library than modtensor's shim.
+
+    A plugin resolves ``TF_*`` in the process's global scope first, in load order (linked or not):
+    if TensorFlow (or another copy of the C API) was loaded globally before modtensor's shim, the
+    plugin would register its ops and kernels there, silently. Raises FailedPreconditionError.
+    """
+    from modtensor.plugin.native import shim_library
+
+    shim = shim_library()
+    probe = "TF_NewStatus"
+    ours = ctypes.cast(getattr(shim, probe), ctypes.c_void_p).value
+    process_scope = ctypes.CDLL(None)
+    found = ctypes.cast(getattr(process_scope, probe), ctypes.c_void_p).value
+    if found == ours:
+        return
+    raise errors.FailedPreconditionError(
+        None,
+        None,
+        f"{record.path}: its TF_* C API calls would resolve to another library loaded before modtensor's shim "
+        f"({probe} is found at {found:#x}, the shim's is at {ours:#x}; usually TensorFlow imported first). "
+        "Import modtensor and load native plugins before importing TensorFlow in the same process.",
+    )
+
+
 def _initialise(record: PluginRecord) -> None:
     """dlopen the library, look up its entry points and run them; raises the OpError of a failure."""
     from modtensor.plugin.native import bridge
@@ -182,6 +207,7 @@ def _initialise(record: PluginRecord) -> None:
     except OSError as e:
         raise errors.NotFoundError(None, None, f"{record.path} cannot be loaded as a shared library: {e}") from None
     record.handle = library  # never unloaded: kernels and shape functions point into it
+    _check_c_api_binding(library, record)
     found = _entry_points(library)
     if not found:
         raise errors.NotFoundError(

@@ -37,6 +37,13 @@ def shim_path() -> Path:
     return Path(__file__).resolve().parent.parent.parent / "lib" / SHIM_FILE
 
 
+def shim_library() -> ctypes.CDLL:
+    """The shim library as loaded globally by :func:`bridge` (loading it first if needed)."""
+    bridge()
+    assert _shim is not None
+    return _shim
+
+
 def bridge() -> ModuleType:
     """The ``_bridge`` extension with the shim loaded globally and the runtime attached (first call does it)."""
     global _attached, _shim
