@@ -124,6 +124,15 @@ _TRUEDIV_TABLE: dict[dtypes.DType, dtypes.DType | None] = {
 }
 
 
+def truediv_dtype(dtype: dtypes.DType) -> dtypes.DType | None:
+    """The type true division computes ``dtype`` operands in (None: their own); TypeError as TF for others."""
+    try:
+        return _TRUEDIV_TABLE[dtype]
+    except KeyError:
+        expected = ", ".join(repr(d) for d in _TRUEDIV_TABLE)
+        raise TypeError(f"Invalid dtype {dtype!r} in __truediv__. Expected one of {{{expected}}}.") from None
+
+
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Python 3 division: integers are cast to float (int32/int64 -> float64, smaller -> float32), then ``RealDiv``."""
     with op_scope(name, "truediv", [x, y]) as scope:
@@ -132,10 +141,7 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
         x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
         if x_dtype != y_dtype:
             raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != {y_dtype!r}.")
-        if x_dtype not in _TRUEDIV_TABLE:
-            expected = ", ".join(repr(d) for d in _TRUEDIV_TABLE)
-            raise TypeError(f"Invalid dtype {x_dtype!r} in __truediv__. Expected one of {{{expected}}}.")
-        target = _TRUEDIV_TABLE[x_dtype]
+        target = truediv_dtype(x_dtype)
         if target is not None:
             x = cast(x, target)
             y = cast(y, target)

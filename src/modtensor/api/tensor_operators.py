@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from modtensor.api import array_ops, constant_op, context
+from modtensor.api import array_ops, constant_op, context, math_ops
 from modtensor.api.dispatch import apply_op
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
@@ -190,25 +190,6 @@ def _mul(x: Any, y: Any, name: str) -> Any:
     return apply_op("Mul", name=name, x=x, y=y)
 
 
-# Conversion table of TF's __truediv__ (None: divide in the operands' own type).
-_TRUEDIV_TABLE: dict[dtypes.DType, dtypes.DType | None] = {
-    dtypes.uint8: dtypes.float32,
-    dtypes.int8: dtypes.float32,
-    dtypes.uint16: dtypes.float32,
-    dtypes.int16: dtypes.float32,
-    dtypes.uint32: dtypes.float64,
-    dtypes.int32: dtypes.float64,
-    dtypes.uint64: dtypes.float64,
-    dtypes.int64: dtypes.float64,
-    dtypes.bfloat16: None,
-    dtypes.float16: None,
-    dtypes.float32: None,
-    dtypes.float64: None,
-    dtypes.complex64: None,
-    dtypes.complex128: None,
-}
-
-
 def _truediv(x: Any, y: Any, name: str) -> Any:
     """TF's ``_truediv_python3``: same dtypes required; integers are cast to float (int32 -> float64)."""
     x = _convert(x, name="x")
@@ -216,11 +197,7 @@ def _truediv(x: Any, y: Any, name: str) -> Any:
     x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
     if x_dtype != y_dtype:
         raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != {y_dtype!r}.")
-    try:
-        dtype = _TRUEDIV_TABLE[x_dtype]
-    except KeyError:
-        expected = ", ".join(repr(d) for d in _TRUEDIV_TABLE)
-        raise TypeError(f"Invalid dtype {x_dtype!r} in __truediv__. Expected one of {{{expected}}}.") from None
+    dtype = math_ops.truediv_dtype(x_dtype)
     if dtype is not None:
         x = apply_op("Cast", x=x, DstT=dtype)
         y = apply_op("Cast", x=y, DstT=dtype)
