@@ -7,6 +7,7 @@ controls its memory (a BFC allocator, the plugin's own) behind one small contrac
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -40,6 +41,16 @@ class AllocatorStats:
     largest_alloc_size: int = 0
     bytes_limit: int | None = None
     bytes_reserved: int = 0  # bytes held from the device (BFC regions); 0 when not tracked
+
+    def snapshot(self) -> AllocatorStats:
+        """A copy, for handing out while the allocator keeps counting."""
+        return dataclasses.replace(self)
+
+    def reset_peak(self) -> None:
+        """TF's ClearStats: num_allocs and largest allocation to 0, the peak to the bytes now in use."""
+        self.num_allocs = 0
+        self.peak_bytes_in_use = self.bytes_in_use
+        self.largest_alloc_size = 0
 
 
 class Allocator(ABC):
@@ -103,15 +114,9 @@ class CPUAllocator(Allocator):
         if not self.collect_stats:
             return None
         with self._lock:
-            s = self._stats
-            return AllocatorStats(
-                s.num_allocs, s.bytes_in_use, s.peak_bytes_in_use, s.largest_alloc_size, s.bytes_limit
-            )
+            return self._stats.snapshot()
 
     def clear_stats(self) -> None:
         """Reset num_allocs, peak (to the bytes now in use) and largest allocation."""
         with self._lock:
-            s = self._stats
-            s.num_allocs = 0
-            s.peak_bytes_in_use = s.bytes_in_use
-            s.largest_alloc_size = 0
+            self._stats.reset_peak()

@@ -242,10 +242,7 @@ class BFCAllocator:
     def clear_stats(self) -> None:
         """Reset num_allocs, the peak (to the bytes now in use) and the largest allocation, as TF."""
         with self._lock:
-            s = self._stats
-            s.num_allocs = 0
-            s.peak_bytes_in_use = s.bytes_in_use
-            s.largest_alloc_size = 0
+            self._stats.reset_peak()
 
     def memory_log(self) -> str:
         """The allocator's state: bins, regions and their chunks, in-use summary, stats (TF's DumpMemoryLog)."""

@@ -168,20 +168,14 @@ class PluggableAllocator(Allocator):
         if self.bfc is not None:
             return self.bfc.get_stats()
         with self._lock:
-            s = self._stats
-            return AllocatorStats(
-                s.num_allocs, s.bytes_in_use, s.peak_bytes_in_use, s.largest_alloc_size, s.bytes_limit
-            )
+            return self._stats.snapshot()
 
     def clear_stats(self) -> None:
         if self.bfc is not None:
             self.bfc.clear_stats()
             return
         with self._lock:
-            s = self._stats
-            s.num_allocs = 0
-            s.peak_bytes_in_use = s.bytes_in_use
-            s.largest_alloc_size = 0
+            self._stats.reset_peak()
 
     def memory_log(self) -> str:
         """The allocator's state for an out-of-memory report."""

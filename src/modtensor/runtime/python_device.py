@@ -87,18 +87,12 @@ class PythonDeviceAllocator(Allocator):
     def get_stats(self) -> AllocatorStats:
         """A snapshot of the counters."""
         with self._lock:
-            s = self._stats
-            return AllocatorStats(
-                s.num_allocs, s.bytes_in_use, s.peak_bytes_in_use, s.largest_alloc_size, s.bytes_limit
-            )
+            return self._stats.snapshot()
 
     def clear_stats(self) -> None:
         """Reset num_allocs, the peak (to the bytes in use) and the largest allocation."""
         with self._lock:
-            s = self._stats
-            s.num_allocs = 0
-            s.peak_bytes_in_use = s.bytes_in_use
-            s.largest_alloc_size = 0
+            self._stats.reset_peak()
 
 
 class PythonDevice(Device):
