@@ -21,6 +21,7 @@ from typing import Any
 
 from modtensor.framework import errors
 from modtensor.framework.protos import graph_pb2, op_performance_data_pb2
+from modtensor.grappler.config import PLUGIN_CONFIG_FIELDS
 
 __all__ = ["GO_MAJOR", "GO_MINOR", "GO_PATCH", "NativeGraphOptimizer", "init_graph_optimizer"]
 
@@ -31,28 +32,10 @@ _OPTIMIZE = ctypes.CFUNCTYPE(None, _P, _P, _P, _P, _P)
 _CREATE = ctypes.CFUNCTYPE(_P)
 _DESTROY = ctypes.CFUNCTYPE(None, _P)
 
-# TP_OptimizerConfigs's tri-state fields, in the struct's order.
-CONFIG_FIELDS = (
-    "disable_model_pruning",
-    "implementation_selector",
-    "function_optimization",
-    "common_subgraph_elimination",
-    "arithmetic_optimization",
-    "debug_stripper",
-    "constant_folding",
-    "shape_optimization",
-    "auto_mixed_precision",
-    "auto_mixed_precision_onednn_bfloat16",
-    "auto_mixed_precision_mkl",
-    "pin_to_host_optimization",
-    "layout_optimizer",
-    "remapping",
-    "loop_optimization",
-    "dependency_optimization",
-    "auto_parallel",
-    "memory_optimization",
-    "scoped_allocator_optimization",
-)
+# TP_OptimizerConfigs's tri-state fields, in the struct's order: the merge's fields plus TF's deprecated
+# auto_mixed_precision_mkl (an alias of auto_mixed_precision_onednn_bfloat16), which sits right after it.
+_AMP_ONEDNN = PLUGIN_CONFIG_FIELDS.index("auto_mixed_precision_onednn_bfloat16") + 1
+CONFIG_FIELDS = (*PLUGIN_CONFIG_FIELDS[:_AMP_ONEDNN], "auto_mixed_precision_mkl", *PLUGIN_CONFIG_FIELDS[_AMP_ONEDNN:])
 
 
 class TP_OptimizerConfigs(Structure):  # noqa: N801 - the C name
