@@ -22,6 +22,7 @@ from typing import Any
 from modtensor.framework import errors
 from modtensor.framework.protos import graph_pb2, op_performance_data_pb2
 from modtensor.grappler.config import PLUGIN_CONFIG_FIELDS
+from modtensor.plugin.native.c_struct import struct_size
 
 __all__ = ["GO_MAJOR", "GO_MINOR", "GO_PATCH", "NativeGraphOptimizer", "init_graph_optimizer"]
 
@@ -63,16 +64,6 @@ class TP_OptimizerRegistrationParams(Structure):  # noqa: N801
         ("optimizer_configs", POINTER(TP_OptimizerConfigs)),
         ("optimizer", POINTER(TP_Optimizer)),
     ]
-
-
-def _end_of(struct: type[Structure], name: str) -> int:
-    field = getattr(struct, name)
-    return field.offset + field.size
-
-
-def struct_size(struct: type[Structure]) -> int:
-    """``TF_OFFSET_OF_END`` of the struct's last member: the *_STRUCT_SIZE of grappler.h."""
-    return _end_of(struct, struct._fields_[-1][0])
 
 
 class _Buffer(Structure):

@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 
 from modtensor.framework import errors
+from modtensor.plugin.native.c_struct import end_of as _end_of
+from modtensor.plugin.native.c_struct import struct_size
 
 __all__ = ["SE_MAJOR", "SE_MINOR", "SE_PATCH", "SEDevice", "SEPlatform", "init_platform", "loaded_platforms"]
 
@@ -208,18 +210,6 @@ class SE_PlatformRegistrationParams(Structure):
         ("destroy_platform", _fn(None, _Plat)),
         ("destroy_platform_fns", _fn(None, POINTER(SP_PlatformFns))),
     ]
-
-
-def struct_size(struct: type[Structure], last_field: str | None = None) -> int:
-    """The C header's ``*_STRUCT_SIZE``: the offset of the end of ``last_field`` (default: the last one)."""
-    name = last_field or struct._fields_[-1][0]
-    field = getattr(struct, name)
-    return field.offset + field.size
-
-
-def _end_of(struct: type[Structure], name: str) -> int:
-    field = getattr(struct, name)
-    return field.offset + field.size
 
 
 _MEMORY_SIZE = struct_size(SP_DeviceMemoryBase)
