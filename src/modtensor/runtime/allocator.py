@@ -46,6 +46,15 @@ class AllocatorStats:
         """A copy, for handing out while the allocator keeps counting."""
         return dataclasses.replace(self)
 
+    def record_alloc(self, num_bytes: int) -> None:
+        """Count one allocation of ``num_bytes`` (in use, peak, largest)."""
+        self.num_allocs += 1
+        self.bytes_in_use += num_bytes
+        if self.bytes_in_use > self.peak_bytes_in_use:
+            self.peak_bytes_in_use = self.bytes_in_use
+        if num_bytes > self.largest_alloc_size:
+            self.largest_alloc_size = num_bytes
+
     def reset_peak(self) -> None:
         """TF's ClearStats: num_allocs and largest allocation to 0, the peak to the bytes now in use."""
         self.num_allocs = 0
@@ -97,11 +106,7 @@ class CPUAllocator(Allocator):
         if self.collect_stats:
             size = array.nbytes
             with self._lock:
-                s = self._stats
-                s.num_allocs += 1
-                s.bytes_in_use += size
-                s.peak_bytes_in_use = max(s.peak_bytes_in_use, s.bytes_in_use)
-                s.largest_alloc_size = max(s.largest_alloc_size, size)
+                self._stats.record_alloc(size)
             weakref.finalize(array, self._release, size)
         return array
 

@@ -291,13 +291,7 @@ class BFCAllocator:
                 self._split(chunk, size)
             chunk.in_use = True
             chunk.requested_size = requested
-            s = self._stats
-            s.num_allocs += 1
-            s.bytes_in_use += chunk.size
-            if s.bytes_in_use > s.peak_bytes_in_use:
-                s.peak_bytes_in_use = s.bytes_in_use
-            if chunk.size > s.largest_alloc_size:
-                s.largest_alloc_size = chunk.size
+            self._stats.record_alloc(chunk.size)
             return address
         return 0
 

@@ -141,11 +141,7 @@ class PluggableAllocator(Allocator):
             )  # fmt: skip
         with self._lock:
             self._sizes[address] = (num_bytes, payload)
-            s = self._stats
-            s.num_allocs += 1
-            s.bytes_in_use += num_bytes
-            s.peak_bytes_in_use = max(s.peak_bytes_in_use, s.bytes_in_use)
-            s.largest_alloc_size = max(s.largest_alloc_size, num_bytes)
+            self._stats.record_alloc(num_bytes)
         return address
 
     def deallocate_raw(self, address: int) -> None:

@@ -72,11 +72,7 @@ class PythonDeviceAllocator(Allocator):
         """Count ``buffer`` (``num_bytes``, else ``buffer.nbytes``) as in use until it is collected; returns it."""
         size = int(buffer.nbytes if num_bytes is None else num_bytes)
         with self._lock:
-            s = self._stats
-            s.num_allocs += 1
-            s.bytes_in_use += size
-            s.peak_bytes_in_use = max(s.peak_bytes_in_use, s.bytes_in_use)
-            s.largest_alloc_size = max(s.largest_alloc_size, size)
+            self._stats.record_alloc(size)
         weakref.finalize(buffer, self._release, size)
         return buffer
 
