@@ -1,7 +1,7 @@
 """Dump TensorFlow's registered OpDefs of modtensor's standard op set to tests/golden/tf_op_defs.pbtxt.
 
 Run with a Python that has TensorFlow (never imported by modtensor or its tests):
-    /tmp/tfvenv/bin/python tools/dump_tf_op_defs.py
+    /work/tfvenv/bin/python tools/dump_tf_op_defs.py
 ``tests/ops/test_op_defs.py`` compares every OpDef modtensor registers in
 ``modtensor.ops`` with this file, field by field. Docs (summary/description) are
 dropped: they come from TF's api_defs, not from the op specs.
@@ -39,6 +39,8 @@ EXTRA_OPS = [
     "Sign", "Expm1", "Log1p", "ShapeN", "Split", "SplitV",
     # added for the front end: one-argument tf.where, integer tf.random.uniform, tf.pad's other modes
     "Where", "RandomUniformInt", "PadV2", "MirrorPad",
+    # v1 control flow (issue 10)
+    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger",
 ]  # fmt: skip
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "tf_op_defs.pbtxt"

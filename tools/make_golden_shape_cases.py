@@ -1,7 +1,7 @@
 """Record TensorFlow's static shape inference for the standard op set into tests/golden/shape_cases.json.
 
 Run with a Python that has TensorFlow (never imported by modtensor or its tests):
-    /tmp/tfvenv/bin/python tools/make_golden_shape_cases.py
+    /work/tfvenv/bin/python tools/make_golden_shape_cases.py
 
 Each case builds one op in a TF v1 graph whose inputs are placeholders (static
 shapes with unknown dims or unknown rank) or constants (where the shape function
@@ -142,6 +142,7 @@ for op in ("Identity", "StopGradient", "Snapshot", "ZerosLike", "OnesLike"):
         case(op, P(shape))
 case("IdentityN", [P([2, U]), P(None, I32), P([])])
 case("NoOp")
+case("ControlTrigger")
 
 # --- elementwise binary
 BINARY_SHAPES = [
@@ -408,6 +409,18 @@ for shape, sizes, dim, num in (([4, 6], C([1, 5]), C(1), 2), ([4, 6], C([1, -1])
                                ([4, 6], C([2, 2], I64), C(0), 2), ([4, 6], C([1, -2, 7]), C(1), 3)):  # fmt: skip
     case("SplitV", P(shape), sizes, dim, num_split=num)
 
+# --- v1 control flow (issue 10)
+for shape, pred in (([2, U], []), (None, []), ([3], [1]), ([], None)):
+    case("Switch", P(shape), P(pred, "bool"))
+for shapes in (([2, 3], [2, 3]), ([2, 3], [2, 4]), ([2, 3], [2]), ([2, U], None), (None, [2, 3]), ([U, 3], [4, 3])):
+    case("Merge", [P(s) for s in shapes])
+for shape, constant in (([2, 3], False), ([2, 3], True), (None, True)):
+    case("Enter", P(shape), frame_name="loop", is_constant=constant)
+for op in ("Exit", "NextIteration"):
+    case(op, P([2, U]))
+for shape in ([], None, [2]):
+    case("LoopCond", P(shape, "bool"))
+
 # --- nn: BiasAdd, activations, softmax
 for value, bias, fmt in (([2, 3], [3], "NHWC"), ([2, 3, 4, 5], [5], "NHWC"), ([2, 3, 4, 5], [3], "NCHW"),
                          ([2, 3], [4], "NHWC"), ([2, 3], [3], "NCHW"), ([2, U, 4], [U], "NCHW"), (None, [3], "NHWC"),
@@ -499,7 +512,9 @@ case("MirrorPad", P([2, 3]), C([[1, 1], [2, 0]], I64), mode="SYMMETRIC")
 
 def main() -> None:
     records = [r for r in (run_case(c) for c in CASES) if r is not None]
-    OUT.write_text(json.dumps({"tensorflow": tf.__version__, "cases": records}, separators=(",", ":")) + "\n")
+    # One case per line, so fixtures regenerated on different branches merge line by line.
+    lines = ",\n".join(json.dumps(r, separators=(",", ":")) for r in records)
+    OUT.write_text(f'{{"tensorflow":{json.dumps(tf.__version__)},"cases":[\n{lines}\n]}}\n')
     ops = sorted({r["op"] for r in records})
     errors_count = sum("error" in r for r in records)
     print(f"wrote {len(records)} cases ({errors_count} errors) for {len(ops)} ops to {OUT}")

@@ -7,6 +7,7 @@ are parsed on the registry's first query, so the import stays cheap).
 from modtensor.ops import (  # noqa: F401
     array_ops,
     bitwise_ops,
+    control_flow_ops,
     control_ops,
     functional_ops,
     math_ops,
