@@ -41,6 +41,7 @@ EXTRA_OPS = [
     "Where", "RandomUniformInt", "PadV2", "MirrorPad",
     # v1 control flow (issue 10)
     "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger",
+    "CheckNumerics",
 ]  # fmt: skip
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "tf_op_defs.pbtxt"

@@ -211,6 +211,11 @@ def elementwise_cases() -> None:
         case("Cast", cast_src[src], DstT=dst, Truncate=True)
     case("Cast", rnd((50,), F32), DstT=F16, Truncate=True)
     case("Cast", rnd((50,), F64), DstT=F32, Truncate=True)
+    # CheckNumerics: the input back, or the error naming what it found
+    case("CheckNumerics", rnd((3, 4), F32), message="fine")
+    case("CheckNumerics", a([1.0, np.inf], F32), message="has inf")
+    case("CheckNumerics", a([np.nan, 2.0], F64), message="has nan")
+    case("CheckNumerics", a([np.nan, -np.inf], F16), message="both")
 
 
 # ------------------------------------------------------------------ activations, matmul

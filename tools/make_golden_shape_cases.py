@@ -420,6 +420,7 @@ for op in ("Exit", "NextIteration"):
     case(op, P([2, U]))
 for shape in ([], None, [2]):
     case("LoopCond", P(shape, "bool"))
+case("CheckNumerics", P([2, U]), message="m")
 
 # --- nn: BiasAdd, activations, softmax
 for value, bias, fmt in (([2, 3], [3], "NHWC"), ([2, 3, 4, 5], [5], "NHWC"), ([2, 3, 4, 5], [3], "NCHW"),

@@ -15,7 +15,7 @@ from modtensor.runtime.executor import Executor
 from modtensor.runtime.kernel_registry import KernelRegistry
 from modtensor.runtime.op_kernel import OpKernel, OpKernelContext
 from modtensor.runtime.partitioner import set_transfer_attrs, transfer_key
-from modtensor.runtime.rendezvous import Rendezvous
+from modtensor.runtime.rendezvous import LocalRendezvous as Rendezvous
 
 from .support import make_node
 

@@ -739,11 +739,14 @@ class Graph:
         compute_shapes: bool = True,
         compute_device: bool = True,
         output_shape_hints: Sequence[Any] | None = None,
+        unknown_input_shapes: frozenset[int] = frozenset(),
     ) -> Operation:
         """Validate a complete NodeDef (name and attrs set), infer shapes, and add it as an Operation.
 
         Shared by create_op and import_graph_def. ``output_shape_hints`` (TensorShapes,
-        from an imported ``_output_shapes`` attr) refine the inferred shapes.
+        from an imported ``_output_shapes`` attr) refine the inferred shapes. Inputs at
+        ``unknown_input_shapes`` count as of unknown shape (a while loop's back edge, whose
+        tensor is wired in later with ``Operation._update_input``).
         """
         self._check_not_finalized()
         name = node.name
@@ -777,7 +780,7 @@ class Graph:
         op._outputs = [SymbolicTensor(op, i, dtypes.as_dtype(t)) for i, t in enumerate(output_types)]
         if compute_shapes:
             try:
-                shapes = shape_refiner.infer_output_shapes(op)
+                shapes = shape_refiner.infer_output_shapes(op, unknown_input_shapes)
             except errors.OpError as e:
                 raise ValueError(e.message) from None
             for t, s in zip(op._outputs, shapes, strict=True):

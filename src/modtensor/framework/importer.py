@@ -12,11 +12,10 @@ checked against the function's signature, as TensorFlow does.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from modtensor.framework import errors
+from modtensor.framework import errors, graph_walk
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from modtensor.framework.op_registry import OpRegistry, global_registry
@@ -24,8 +23,6 @@ from modtensor.framework.protos import function_pb2, graph_pb2, node_def_pb2, op
 
 __all__ = ["import_graph_def"]
 
-# Ops whose back edges (from NextIteration) close TF v1 while loops; a cycle through one is legal.
-_MERGE_OPS = ("Merge", "RefMerge", "_XlaMerge")
 _OUTPUT_SHAPES = "_output_shapes"
 
 
@@ -68,43 +65,21 @@ def _normalize_input_map(graph: Graph, input_map: Mapping[str, Any] | None) -> d
     return result
 
 
-def _topological_order(nodes: Sequence[node_def_pb2.NodeDef], by_name: dict[str, int]) -> list[int]:
+def _topological_order(nodes: Sequence[node_def_pb2.NodeDef]) -> list[int]:
     """Node indices so that every node comes after its inputs (ties keep GraphDef order).
 
     Back edges into Merge nodes are ignored, as TF does for while loops; any other cycle
     is an error naming the nodes on it.
     """
-    pending = [0] * len(nodes)
-    consumers: list[list[int]] = [[] for _ in nodes]
-    for i, node in enumerate(nodes):
-        is_merge = node.op in _MERGE_OPS
-        for inp in node.input:
-            src_name, _ = node_def_lib.parse_tensor_name(inp)
-            src = by_name.get(src_name)
-            if src is None:
-                continue  # input_map'd or missing; checked when the node is added
-            if is_merge and nodes[src].op in ("NextIteration", "RefNextIteration"):
-                continue
-            pending[i] += 1
-            consumers[src].append(i)
-    ready = [i for i, count in enumerate(pending) if count == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(i)
-        for c in consumers[i]:
-            pending[c] -= 1
-            if pending[c] == 0:
-                heapq.heappush(ready, c)
-    if len(order) != len(nodes):
-        stuck = [nodes[i].name for i, count in enumerate(pending) if count > 0]
+    result = graph_walk.node_order(nodes)
+    if result.has_cycle:
+        stuck = [nodes[i].name for i in result.stuck]
         shown = ", ".join(f"'{n}'" for n in stuck[:10]) + (", ..." if len(stuck) > 10 else "")
         raise ValueError(
             f"{len(stuck)} nodes in a cycle: the GraphDef's inputs form a cycle among {shown}. "
             "Only while loops (NextIteration -> Merge back edges) may form cycles."
         )
-    return order
+    return result.order
 
 
 def _validate_return_elements(return_elements: Sequence[str] | None) -> list[str] | None:
@@ -178,7 +153,7 @@ def import_graph_def(
         op_defs.append(registration.op_def)  # type: ignore[union-attr]
 
     producer_defaults = _producer_defaults(producer_op_list)
-    order = _topological_order(nodes, by_name)
+    order = _topological_order(nodes)
 
     # The prefix: "" keeps the names; otherwise a unique scope under the current one.
     if name == "":
@@ -242,6 +217,8 @@ def _add_nodes(
 
     used_keys: set[tuple[str, int]] = set()
     created: dict[str, Operation] = {}
+    # While loops: a Merge's input from its NextIteration (created later) is wired up after every node exists.
+    back_edges: list[tuple[Operation, int, str, int]] = []
     outer_control = graph._control_dependencies_for_inputs([])
     for i in order:
         node = nodes[i]
@@ -264,8 +241,9 @@ def _add_nodes(
             hints = list(new_node.attr[_OUTPUT_SHAPES].list.shape)
             del new_node.attr[_OUTPUT_SHAPES]
 
-        inputs: list[SymbolicTensor] = []
+        inputs: list[SymbolicTensor | None] = []
         control: list[Operation] = []
+        pending_back_edges: list[tuple[int, str, int]] = []
         for inp in node.input:
             src_name, index = node_def_lib.parse_tensor_name(inp)
             key = (src_name, index)
@@ -279,6 +257,10 @@ def _add_nodes(
                 continue
             if src_name not in by_name:
                 raise ValueError(f"Node '{node.name}': Unknown input node '{inp}'")
+            if src_name not in created and graph_walk.is_back_edge(nodes[by_name[src_name]].op, node.op):
+                pending_back_edges.append((len(inputs), src_name, index))
+                inputs.append(None)
+                continue
             src_op = created[src_name]
             if index == node_def_lib.CONTROL_SLOT:
                 control.append(src_op)
@@ -293,13 +275,39 @@ def _add_nodes(
             if op not in control:
                 control.append(op)
         node_def_lib.add_default_attrs(new_node, op_def)
+        unknown_inputs = frozenset(position for position, _, _ in pending_back_edges)
+        if unknown_inputs:
+            # The back edge's tensor does not exist yet: a forward input stands in, its shape taken as unknown.
+            stand_in = next((t for t in inputs if t is not None), None)
+            if stand_in is None:
+                raise ValueError(f"Node '{node.name}': a Merge needs an input that is not a NextIteration back edge")
+            inputs = [stand_in if t is None else t for t in inputs]
         try:
             op = graph._add_node(
-                new_node, op_def, inputs, control, compute_shapes=True, compute_device=True, output_shape_hints=hints
+                new_node,
+                op_def,
+                inputs,  # type: ignore[arg-type]
+                control,
+                compute_shapes=True,
+                compute_device=True,
+                output_shape_hints=hints,
+                unknown_input_shapes=unknown_inputs,
             )
         except ValueError as e:
             raise ValueError(str(e)) from None
         created[node.name] = op
+        back_edges.extend((op, position, src, slot) for position, src, slot in pending_back_edges)
+    for op, position, src, slot in back_edges:
+        src_op = created[src]
+        if slot >= len(src_op.outputs):
+            raise ValueError(
+                f"Node '{op.name}': Connecting to invalid output {slot} of source node {src} "
+                f"which has {len(src_op.outputs)} outputs."
+            )
+        try:
+            op._update_input(position, src_op.outputs[slot])
+        except TypeError as e:
+            raise ValueError(f"Node '{op.name}': {e}") from None
 
     return created, used_keys
 

@@ -50,10 +50,11 @@ def _handle(shape: tensor_shape.TensorShape) -> ShapeHandle:
     return InferenceContext.make_shape_from_tensor_shape(shape)
 
 
-def infer_output_shapes(op: Operation) -> list[tensor_shape.TensorShape]:
+def infer_output_shapes(op: Operation, unknown_inputs: frozenset[int] = frozenset()) -> list[tensor_shape.TensorShape]:
     """Run the registered shape function of ``op``; raises InvalidArgumentError with TF's context.
 
-    Ops without a shape function (or not in the registry) get unknown output shapes.
+    Ops without a shape function (or not in the registry) get unknown output shapes. Inputs
+    at ``unknown_inputs`` are taken as of unknown shape and value (a loop's back edge).
     """
     registration = global_registry().lookup(op.type)
     shape_fn = registration.shape_fn if registration is not None else None
@@ -61,14 +62,16 @@ def infer_output_shapes(op: Operation) -> list[tensor_shape.TensorShape]:
     num_outputs = len(op._outputs)
     if shape_fn is None:
         return [tensor_shape.TensorShape(None) for _ in range(num_outputs)]
-    input_tensors = [constant_value(t) for t in inputs]
+    input_tensors = [None if i in unknown_inputs else constant_value(t) for i, t in enumerate(inputs)]
     as_shapes = [
-        None if value is not None else constant_partial_shape(t) for t, value in zip(inputs, input_tensors, strict=True)
+        None if value is not None or i in unknown_inputs else constant_partial_shape(t)
+        for i, (t, value) in enumerate(zip(inputs, input_tensors, strict=True))
     ]
+    unknown = tensor_shape.TensorShape(None)
     ctx = InferenceContext(
         op._node_def,
         op.op_def,
-        [t.shape for t in inputs],
+        [unknown if i in unknown_inputs else t.shape for i, t in enumerate(inputs)],
         input_tensors,
         as_shapes,
     )

@@ -8,6 +8,7 @@ are cached per op and type attrs), so passes scale to graphs of 100k nodes.
 
 from __future__ import annotations
 
+from modtensor.framework import graph_walk
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import graph_pb2, node_def_pb2, op_def_pb2
@@ -105,12 +106,13 @@ class GraphIndex:
     edited (the meta-optimizer's graphs are not: passes edit copies).
     """
 
-    __slots__ = ("graph_def", "inputs", "names", "positions")
+    __slots__ = ("graph_def", "inputs", "names", "ops", "positions")
 
-    def __init__(self, graph_def: graph_pb2.GraphDef, names: list[str], inputs: list[list[str]]):
+    def __init__(self, graph_def: graph_pb2.GraphDef, names: list[str], inputs: list[list[str]], ops: list[str]):
         self.graph_def = graph_def
         self.names = names
         self.inputs = inputs
+        self.ops = ops
         # A topological numbering (node -> number, every edge going up), once validation has one;
         # it may hold names of nodes no longer in the graph.
         self.positions: dict[str, int] | None = None
@@ -118,11 +120,12 @@ class GraphIndex:
     @classmethod
     def of(cls, graph_def: graph_pb2.GraphDef) -> GraphIndex:
         """Read the names and inputs of every node of ``graph_def``."""
-        names, inputs = [], []
+        names, inputs, ops = [], [], []
         for node in graph_def.node:
             names.append(node.name)
             inputs.append(list(node.input))
-        return cls(graph_def, names, inputs)
+            ops.append(node.op)
+        return cls(graph_def, names, inputs, ops)
 
 
 def topological_order(
@@ -135,46 +138,19 @@ def topological_order(
     """
     all_nodes = list(graph_def.node)
     if index is None or len(index.names) != len(all_nodes):
-        index = GraphIndex(graph_def, [node.name for node in all_nodes], [list(node.input) for node in all_nodes])
-    order = kahn_order(index.names, index.inputs)
+        index = GraphIndex.of(graph_def)
+    order = kahn_order(index.names, index.inputs, index.ops)
     return [all_nodes[i] for i in order] if order is not None else None
 
 
-def kahn_order(names: list[str], inputs: list[list[str]]) -> list[int] | None:
-    """Positions of a topological order of nodes ``names[i]`` reading ``inputs[i]``; None on a cycle.
+def kahn_order(names: list[str], inputs: list[list[str]], ops: list[str] | None = None) -> list[int] | None:
+    """Positions of a topological order of nodes ``names[i]`` (op ``ops[i]``) reading ``inputs[i]``; None on a cycle.
 
-    Kahn's algorithm over integer positions (ties keep graph order, as a queue does).
+    The shared walk (``framework.graph_walk``) in its fast, queue-based form; with ``ops``,
+    while loops' ``NextIteration -> Merge`` back edges are not cycles.
     """
-    index = {name: i for i, name in enumerate(names)}
-    pending = [0] * len(names)
-    readers: list[list[int] | None] = [None] * len(names)
-    ready: list[int] = []
-    get = index.get
-    for i, texts in enumerate(inputs):
-        count = 0
-        for text in texts:
-            j = get(source_name(text))
-            if j is None:
-                continue
-            found = readers[j]
-            if found is None:
-                readers[j] = [i]
-            elif found[-1] == i:  # a second edge from the same node: Kahn counts nodes, not edges
-                continue
-            else:
-                found.append(i)
-            count += 1
-        pending[i] = count
-        if count == 0:
-            ready.append(i)
-    for i in ready:  # ``ready`` grows while it is walked: it is the queue and the order at once
-        found = readers[i]
-        if found:
-            for k in found:
-                pending[k] -= 1
-                if pending[k] == 0:
-                    ready.append(k)
-    return ready if len(ready) == len(names) else None
+    result = graph_walk.walk(names, inputs, ops, stable=False, source=source_name)
+    return None if result.has_cycle else result.order
 
 
 class GraphView:
@@ -193,7 +169,8 @@ class GraphView:
         consumers = self.consumers
         all_nodes = list(graph_def.node)
         if index is None or len(index.names) != len(all_nodes):
-            index = GraphIndex(graph_def, [node.name for node in all_nodes], [node.input for node in all_nodes])
+            names = [node.name for node in all_nodes]
+            index = GraphIndex(graph_def, names, [node.input for node in all_nodes], [node.op for node in all_nodes])
         nodes.update(zip(index.names, all_nodes, strict=True))
         for name, inputs in zip(index.names, index.inputs, strict=True):
             if not inputs:

@@ -8,6 +8,7 @@ text, one line each, so a warning can name them.
 
 from __future__ import annotations
 
+from modtensor.framework import graph_walk
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.dtypes import as_dtype
 from modtensor.framework.op_registry import global_registry
@@ -69,15 +70,20 @@ def validate(
         return problems
     problems += _type_problems(nodes, inputs_of, check, _MAX_PROBLEMS - len(problems))
     previous_index = context.index(previous) if context is not None and previous is not None else None
-    if not problems and not _acyclic(inputs_of, dirty, index, previous_index):
+    ops_of = dict(zip(names, index.ops, strict=True)) if index is not None else {n.name: n.op for n in all_nodes}
+    if not problems and not _acyclic(inputs_of, ops_of, dirty, index, previous_index):
         problems.append("The graph has a cycle")
     return problems
 
 
 def _acyclic(
-    inputs_of: dict[str, list[str]], dirty: set[str] | None, index: GraphIndex | None, previous: GraphIndex | None
+    inputs_of: dict[str, list[str]],
+    ops_of: dict[str, str],
+    dirty: set[str] | None,
+    index: GraphIndex | None,
+    previous: GraphIndex | None,
 ) -> bool:
-    """True when the graph has no cycle; records a topological numbering on ``index`` for the next check.
+    """True when the graph has no cycle but while loops' back edges; records a topological numbering on ``index``.
 
     With the previous graph's numbering (every edge goes from a lower to a higher number),
     only the edges of changed nodes need checking: if they follow the numbering too, it
@@ -86,14 +92,14 @@ def _acyclic(
     """
     if dirty is not None and previous is not None and index is not None:
         if previous.positions is None:
-            order = kahn_order(previous.names, previous.inputs)
+            order = kahn_order(previous.names, previous.inputs, previous.ops)
             previous.positions = {previous.names[i]: rank for rank, i in enumerate(order)} if order else {}
         positions = previous.positions
-        if _follows(positions, inputs_of, dirty):
+        if _follows(positions, inputs_of, ops_of, dirty):
             index.positions = positions  # shared: entries of absent nodes never matter
             return True
     names = list(inputs_of)
-    order = kahn_order(names, list(inputs_of.values()))
+    order = kahn_order(names, list(inputs_of.values()), [ops_of[name] for name in names])
     if order is None:
         return False
     if index is not None:
@@ -101,8 +107,10 @@ def _acyclic(
     return True
 
 
-def _follows(positions: dict[str, int], inputs_of: dict[str, list[str]], dirty: set[str]) -> bool:
-    """True when every input edge of the ``dirty`` nodes goes from a lower to a higher position.
+def _follows(
+    positions: dict[str, int], inputs_of: dict[str, list[str]], ops_of: dict[str, str], dirty: set[str]
+) -> bool:
+    """True when every input edge of the ``dirty`` nodes (but loops' back edges) goes from a lower to a higher position.
 
     A new node without inputs gets position -1 (before everything); a new node with
     inputs has no position, and the answer is False (the caller then sorts the whole graph).
@@ -114,8 +122,12 @@ def _follows(positions: dict[str, int], inputs_of: dict[str, list[str]], dirty: 
         mine = positions.get(name)
         if mine is None:
             return False
+        merge = ops_of[name] in graph_walk.MERGE_OPS
         for text in inputs_of[name]:
-            theirs = positions.get(source_name(text))
+            source = source_name(text)
+            if merge and ops_of.get(source) in graph_walk.NEXT_ITERATION_OPS:
+                continue
+            theirs = positions.get(source)
             if theirs is None or theirs >= mine:
                 return False
     return True

@@ -821,3 +821,13 @@ def _where_shape(ctx: InferenceContext) -> None:
     .attr("mode: {'REFLECT', 'SYMMETRIC'}")
     .set_shape_fn(_pad_shape)
 )
+
+(
+    register_op("CheckNumerics")
+    .input("tensor: T")
+    .output("output: T")
+    .attr("T: {bfloat16, half, float, double}")
+    .attr("message: string")
+    .set_is_stateful()
+    .set_shape_fn(common_shapes.unchanged_shape)
+)

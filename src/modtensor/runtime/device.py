@@ -10,7 +10,7 @@ work hides behind ``from_host``/``to_host``/``copy_to``/``synchronize``.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +103,20 @@ class Device:
     def to_host(self, value: Any) -> np.ndarray:
         """The value as a host numpy array, waiting for pending device work that produces it."""
         return np.asarray(value)
+
+    def to_host_async(self, value: Any, done: Callable[[np.ndarray | None, BaseException | None], None]) -> None:
+        """Copy ``value`` to a host array and call ``done(array, None)`` (or ``done(None, error)``) when it is there.
+
+        The executor's receives use this so a device-to-host copy never blocks the step's thread;
+        the default copies synchronously. Asynchronous devices enqueue the copy and call back
+        from the thread that sees the copy's event complete.
+        """
+        try:
+            array = self.to_host(value)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller, which fails the node with it
+            done(None, exc)
+            return
+        done(array, None)
 
     def from_host(self, array: np.ndarray) -> Any:
         """A device value holding ``array``'s contents (may be enqueued; ordered on the device's streams)."""

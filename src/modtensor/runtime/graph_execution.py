@@ -6,21 +6,27 @@
    their edges (a fed Placeholder never runs; its control edges move to the feed);
 2. add a client-terminated ``_Recv`` per feed (``_recv_NAME_I``) and ``_Send`` per
    fetch (``_send_NAME_I``) on the client device (CPU:0), as TF's subgraph rewrite does;
-3. place (``placer.place``), partition per device (``partitioner.partition``) and
-   build one ``Executor`` per partition.
+3. place (``placer.place``), partition per device (``partitioner.partition``, which adds
+   the control loops of while loops spanning devices) and build one ``Executor`` per
+   partition (all in dataflow mode when any partition has control flow: dead values can
+   cross partitions).
 
-``CompiledGraph.run`` puts the feeds into a fresh Rendezvous, runs the partitions
-and takes the fetches out. Partitions run cooperatively on the calling thread:
-each runs until a ``_Recv`` finds nothing, then the next one; since every partition
-follows one global topological order, some partition can always go on. Devices
-that compute asynchronously (issue 5) keep this loop: their kernels and copies
-enqueue on streams, and ``to_host`` waits when a fetch is read.
+``CompiledGraph.run`` puts the feeds into a fresh rendezvous, runs every partition and
+takes the fetches out. One partition in plan mode runs straight on the calling thread.
+Otherwise the partitions start together (``Executor.run_async``) and the calling thread
+runs the work handed back to it (a receive's tensor arriving, a plan resuming) until
+every partition is done; with more than one inter-op thread, expensive independent
+nodes also run on the inter-op pool. A step can be cancelled from another thread
+(``cancel``, or ``timeout`` seconds): it then fails with CancelledError /
+DeadlineExceededError promptly.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -32,13 +38,14 @@ from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2
-from modtensor.runtime import device_factory
+from modtensor.runtime import control_flow_info, device_factory, inter_op
+from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.device import Device, DeviceSet
-from modtensor.runtime.executor import Executor, ExecutorRun, KernelCache
+from modtensor.runtime.executor import Executor, KernelCache, StepContext
 from modtensor.runtime.kernel_registry import KernelRegistry
 from modtensor.runtime.partitioner import partition, set_transfer_attrs, transfer_key
 from modtensor.runtime.placer import place
-from modtensor.runtime.rendezvous import Rendezvous, copy_tensor
+from modtensor.runtime.rendezvous import LocalRendezvous, copy_tensor
 
 __all__ = ["CompiledGraph", "ExecutionOptions", "compile_graph", "host_evaluator", "normalize_tensor_name"]
 
@@ -56,6 +63,7 @@ class ExecutionOptions:
     default_device: str | None = None  # preferred where allowed (TF's default_local_device), e.g. "/device:CPU:0"
     rewrite_options: Any = None  # a RewriterConfig for the graph optimizer; None: config.optimizer's options
     optimize_graph: bool = True  # False skips the graph optimizer (its own constant-folding evaluations)
+    inter_op_threads: int = 0  # nodes of a step that may run at once (0: the process setting, then the cores)
 
 
 def normalize_tensor_name(name: str) -> str:
@@ -108,11 +116,15 @@ def compile_graph(
         registry=registry,
     )
     partitioning = partition(placement.graph_def, devices, registry=registry)
+    # Dead values may reach any partition through its receives once one partition has control flow.
+    dataflow = any(control_flow_info.has_control_flow(g.node) for g in partitioning.graphs.values())
     executors = []
     try:
         for name, partition_graph in partitioning.graphs.items():
+            device = devices.lookup(name)
+            assert device is not None
             executors.append(
-                Executor(partition_graph, devices.lookup(name), registry=registry, kernel_cache=kernel_cache)  # type: ignore[arg-type]
+                Executor(partition_graph, device, registry=registry, kernel_cache=kernel_cache, dataflow=dataflow)
             )
     except BaseException:
         for executor in executors:
@@ -171,11 +183,20 @@ class CompiledGraph:
         """The full names of the devices the partitions run on."""
         return [e.device.name for e in self._executors]
 
-    def run(self, feed_values: Sequence[Any], step_stats: step_stats_pb2.StepStats | None = None) -> list[Any]:
+    def run(
+        self,
+        feed_values: Sequence[Any],
+        step_stats: step_stats_pb2.StepStats | None = None,
+        *,
+        cancellation: CancellationManager | None = None,
+        timeout: float | None = None,
+    ) -> list[Any]:
         """Run once: feeds in ``feed_names`` order; returns the fetches (host numpy arrays) in ``fetch_names`` order.
 
         With ``step_stats`` (or ``options.collect_step_stats``) every node's timing is
-        recorded, one DeviceStepStats per partition.
+        recorded, one DeviceStepStats per partition. ``cancellation.cancel()`` from another
+        thread stops the step with CancelledError; after ``timeout`` seconds it stops with
+        DeadlineExceededError (TF's ``RunOptions.timeout_in_ms``).
         """
         if len(feed_values) != len(self.feed_names):
             raise errors.InvalidArgumentError(
@@ -185,7 +206,7 @@ class CompiledGraph:
             )
         if step_stats is None and self.options.collect_step_stats:
             step_stats = self.last_step_stats = step_stats_pb2.StepStats()
-        rendezvous = Rendezvous()
+        rendezvous = LocalRendezvous()
         client = self._client
         for index, key, expected in self._feeds:
             value = feed_values[index]
@@ -198,20 +219,75 @@ class CompiledGraph:
                 )
             rendezvous.send(key, value, client, True)
         step_id = next(_STEP_IDS)
-        if step_stats is None:
-            runs = [e.start(rendezvous, step_id=step_id) for e in self._executors]
+        executors = self._executors
+        threads = inter_op.effective_threads(self.options.inter_op_threads)
+        pool = inter_op.pool_for(threads)
+        if (
+            len(executors) == 1
+            and not executors[0].dataflow
+            and cancellation is None
+            and timeout is None
+            and (pool is None or not executors[0]._has_parallel_work())
+        ):
+            stats = None if step_stats is None else step_stats.dev_stats.add(device=executors[0].device.name)
+            run = executors[0].start(rendezvous, step_id=step_id, stats=stats)
+            if not run.advance():
+                raise errors.InternalError(None, None, f"Fetch {run.waiting_on} was not produced")
         else:
-            runs = [
-                e.start(rendezvous, step_id=step_id, stats=step_stats.dev_stats.add(device=e.device.name))
-                for e in self._executors
-            ]
+            self._run_partitions(rendezvous, step_id, step_stats, pool, cancellation, timeout)
+        return self._take_fetches(rendezvous, feed_values)
+
+    def _run_partitions(
+        self,
+        rendezvous: LocalRendezvous,
+        step_id: int,
+        step_stats: step_stats_pb2.StepStats | None,
+        pool: inter_op.InterOpPool | None,
+        cancellation: CancellationManager | None,
+        timeout: float | None,
+    ) -> None:
+        """Start every partition and run the work they hand back on this thread until all are done."""
+        cancellation = cancellation if cancellation is not None else CancellationManager()
+        step = _Step(len(self._executors))
+        token = cancellation.register(
+            lambda: rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} was cancelled"))
+        )
+        timer = None
+        if timeout is not None:
+            timer = threading.Timer(timeout, step.deadline, args=(cancellation, timeout))
+            timer.daemon = True
+            timer.start()
         try:
-            _run_cooperatively(runs)
-        except errors.OpError as exc:
-            rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} failed: {exc.message}"))
-            raise
+            for executor in self._executors:
+                stats = None if step_stats is None else step_stats.dev_stats.add(device=executor.device.name)
+                context = StepContext(
+                    rendezvous,
+                    step_id=step_id,
+                    cancellation=cancellation,
+                    runner=step.schedule,
+                    pool=pool,
+                    stats=stats,
+                )
+                executor.run_async(context, step.partition_done)
+            error = step.wait()
+        finally:
+            if timer is not None:
+                timer.cancel()
+            cancellation.deregister(token)
+        if error is not None:
+            if step.timed_out is not None and isinstance(error, errors.CancelledError):
+                raise errors.DeadlineExceededError(
+                    None, None, f"Timed out after {step.timed_out}s: the step did not finish in time"
+                ) from error
+            rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} failed: {error.message}"))
+            raise error
+        if cancellation.cancelled:
+            raise errors.CancelledError(None, None, f"Step {step_id} was cancelled")
+
+    def _take_fetches(self, rendezvous: LocalRendezvous, feed_values: Sequence[Any]) -> list[Any]:
         results = []
         received: dict[str, Any] = {}
+        client = self._client
         for source in self._fetch_sources:
             if isinstance(source, int):
                 results.append(feed_values[source])
@@ -221,6 +297,13 @@ class CompiledGraph:
                 sent = rendezvous.try_recv(source)
                 if sent is None:
                     raise errors.InternalError(None, None, f"Fetch {source} was not produced")
+                if sent.is_dead:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"Retval[{len(results)}] does not have value: the fetched tensor ({source.split(';')[3]}) is "
+                        "dead (it comes from the branch of a conditional that was not taken)",
+                    )
                 value = received[source] = copy_tensor(sent, client, True)
             results.append(value)
         return results
@@ -285,24 +368,49 @@ def _resolve_device(devices: DeviceSet, spec: str) -> Device:
     return found[0]
 
 
-def _run_cooperatively(runs: list[ExecutorRun]) -> None:
-    """Advance every partition's run, switching when one waits on a ``_Recv``, until all are done."""
-    if len(runs) == 1 and runs[0].advance():
-        return
-    pending = runs
-    while pending:
-        waiting = []
-        progressed = False
-        for run in pending:
-            before = run.position
-            if not run.advance():
-                waiting.append(run)
-            if run.done or run.position != before:
-                progressed = True
-        if waiting and not progressed:
-            keys = ", ".join(str(r.waiting_on) for r in waiting)
-            raise errors.InternalError(None, None, f"Partitions wait on tensors nobody sends: {keys}")
-        pending = waiting
+class _Step:
+    """The calling thread's side of a multi-partition step: closures handed back to it, and completion."""
+
+    __slots__ = ("_cond", "_error", "_remaining", "_tasks", "timed_out")
+
+    def __init__(self, num_partitions: int):
+        self._tasks: deque[Callable[[], None]] = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self._remaining = num_partitions
+        self._error: errors.OpError | None = None
+        self.timed_out: float | None = None
+
+    def schedule(self, task: Callable[[], None]) -> None:
+        """Run ``task`` on the calling thread (any thread may hand work back)."""
+        with self._cond:
+            self._tasks.append(task)
+            self._cond.notify()
+
+    def partition_done(self, error: errors.OpError | None) -> None:
+        """A partition finished (with its error, if it failed)."""
+        with self._cond:
+            self._remaining -= 1
+            if error is not None and self._error is None:
+                self._error = error
+            self._cond.notify()
+
+    def deadline(self, cancellation: CancellationManager, timeout: float) -> None:
+        """The step's timeout passed: cancel it."""
+        self.timed_out = timeout
+        cancellation.cancel()
+
+    def wait(self) -> errors.OpError | None:
+        """Run handed-back work until every partition is done; the first error, if any."""
+        tasks = self._tasks
+        cond = self._cond
+        while True:
+            with cond:
+                while not tasks and self._remaining > 0:
+                    cond.wait()
+                if not tasks:
+                    return self._error
+                task = tasks.popleft()
+            task()
 
 
 # ---------------------------------------------------------------------- pruning and feed/fetch rewriting

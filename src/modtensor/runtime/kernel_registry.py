@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction
 
 __all__ = [
+    "DEFAULT_DEVICE_TYPE",
     "KernelDef",
     "KernelFactory",
     "KernelRegistration",
@@ -32,6 +33,9 @@ __all__ = [
     "register_kernel",
     "register_kernel_function",
 ]
+
+# Kernels registered for this device type serve every device type without a kernel of its own (TF's DEVICE_DEFAULT).
+DEFAULT_DEVICE_TYPE = "DEFAULT"
 
 KernelFactory = Callable[["OpKernelConstruction"], "OpKernel"]
 
@@ -254,7 +258,20 @@ class KernelRegistry:
     def _find(
         self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str
     ) -> tuple[KernelRegistration | None, bool]:
-        """The best match (or None) and whether some kernel of this op/device/label exists."""
+        """The best match (or None) and whether some kernel of this op/device/label exists.
+
+        A device type without a matching kernel of its own gets the op's ``DEFAULT`` kernel, if one
+        matches (TF's DEVICE_DEFAULT: device-agnostic kernels serve every device, pluggable ones included).
+        """
+        best, seen = self._find_for(node_def, op_def, device_type)
+        if best is None and device_type != DEFAULT_DEVICE_TYPE:
+            fallback, fallback_seen = self._find_for(node_def, op_def, DEFAULT_DEVICE_TYPE)
+            return fallback, seen or fallback_seen
+        return best, seen
+
+    def _find_for(
+        self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str
+    ) -> tuple[KernelRegistration | None, bool]:
         label = kernel_label(node_def)
         with self._lock:
             bucket = list(self._by_key.get((node_def.op, device_type), ()))
@@ -338,7 +355,9 @@ def _ensure_builtin_kernels() -> None:
             return
         _builtins_loaded = True
         from modtensor.kernels.cpu.registrations import register_cpu_kernels
+        from modtensor.runtime.kernels import register_default_kernels
 
+        register_default_kernels(_GLOBAL)
         register_cpu_kernels(_GLOBAL)
     for hook in list(_FIRST_USE_HOOKS):
         hook()

@@ -14,6 +14,7 @@ import functools
 import inspect
 import math
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from modtensor.runtime.kernel_registry import KernelDef, KernelRegistration, KernelRegistry
 
 __all__ = [
+    "AsyncOpKernel",
     "FunctionKernel",
     "OpKernel",
     "OpKernelConstruction",
@@ -138,6 +140,10 @@ class OpKernel:
     def run(self, ctx: OpKernelContext) -> list[Any]:
         """Compute, then check: no failure recorded, every output set, each of the expected dtype."""
         self.compute(ctx)
+        return self.finish(ctx)
+
+    def finish(self, ctx: OpKernelContext) -> list[Any]:
+        """The checks ``run`` makes after ``compute`` (an asynchronous kernel's caller makes them after ``done``)."""
         if ctx.status is not None:
             raise ctx.status
         outputs = ctx.outputs
@@ -164,6 +170,23 @@ class OpKernel:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} ({self.type_string}) on {self.device.name}>"
+
+
+class AsyncOpKernel(OpKernel):
+    """A kernel that finishes later: ``compute_async(ctx, done)`` returns at once and calls ``done()`` (from any
+    thread) when the outputs are set or ``ctx.fail`` recorded an error. The dataflow executor runs other nodes
+    meanwhile; ``run`` (eager, the plan) waits for ``done`` on the calling thread.
+    """
+
+    def compute_async(self, ctx: OpKernelContext, done: Callable[[], None]) -> None:
+        """Start computing; call ``done()`` exactly once when finished (success or ``ctx.fail``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement compute_async")
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Run ``compute_async`` and wait for its ``done``."""
+        finished = threading.Event()
+        self.compute_async(ctx, finished.set)
+        finished.wait()  # a kernel that can wait long registers with ctx.step.cancellation and finishes early
 
 
 def _dtype_name(np_dtype: np.dtype) -> str:
@@ -206,7 +229,7 @@ class OpKernelContext:
     may be forwarded to an output (see docs/runtime.md, Ownership).
     """
 
-    __slots__ = ("device", "frame", "inputs", "op_kernel", "outputs", "status", "step_id")
+    __slots__ = ("device", "frame_iter", "inputs", "op_kernel", "outputs", "status", "step", "step_id")
 
     def __init__(
         self,
@@ -215,7 +238,8 @@ class OpKernelContext:
         *,
         step_id: int = 0,
         device: Device | None = None,
-        frame: Any = None,
+        step: Any = None,
+        frame_iter: tuple[int, int] = (0, 0),
     ):
         self.op_kernel = kernel
         self.inputs = inputs
@@ -223,7 +247,10 @@ class OpKernelContext:
         self.device = kernel.device if device is None else device
         self.step_id = step_id
         self.status: errors.OpError | None = None
-        self.frame = frame
+        # The step's shared state (executor.StepContext: rendezvous, cancellation, function library, config),
+        # None outside a graph step; and (frame id, iteration) inside a while loop, (0, 0) outside.
+        self.step = step
+        self.frame_iter = frame_iter
 
     # ------------------------------------------------------------------ inputs
 

@@ -16,17 +16,18 @@ nothing yet, always completes (see ``graph_execution``).
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 import modtensor.ops  # noqa: F401  (registers the standard ops and the transfer ops)
-from modtensor.framework import errors, tensor_proto
+from modtensor.framework import errors, graph_walk, tensor_proto
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.op_registry import OpRegistry, global_registry
 from modtensor.framework.protos import graph_pb2, node_def_pb2, types_pb2
+from modtensor.runtime import control_flow_info
 from modtensor.runtime.device import Device, DeviceSet
 from modtensor.runtime.kernel_registry import KernelRegistry, global_kernel_registry
 from modtensor.runtime.rendezvous import create_key, incarnation_attr
@@ -57,38 +58,24 @@ class Partitioning:
 def topological_order(nodes: Sequence[node_def_pb2.NodeDef]) -> list[int]:
     """Indices of ``nodes`` in a topological order that keeps the given order wherever it is already valid.
 
-    Raises InvalidArgumentError (TF's text) when the edges form a cycle; an input
-    naming no node in ``nodes`` is InvalidArgumentError too.
+    While loops' ``NextIteration -> Merge`` back edges are skipped (``framework.graph_walk``).
+    Raises InvalidArgumentError (TF's text) when other edges form a cycle; an input naming
+    no node in ``nodes`` is InvalidArgumentError too.
     """
-    index = {n.name: i for i, n in enumerate(nodes)}
-    pending = [0] * len(nodes)
-    consumers: list[list[int]] = [[] for _ in nodes]
-    for i, node in enumerate(nodes):
+    names = {n.name for n in nodes}
+    for node in nodes:
         for text in node.input:
-            src = node_def_lib.parse_tensor_name(text)[0]
-            j = index.get(src)
-            if j is None:
+            if node_def_lib.parse_tensor_name(text)[0] not in names:
                 raise errors.InvalidArgumentError(node, None, f"Node '{node.name}': Unknown input node '{text}'")
-            consumers[j].append(i)
-            pending[i] += 1
-    ready = [i for i, count in enumerate(pending) if count == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(i)
-        for j in consumers[i]:
-            pending[j] -= 1
-            if pending[j] == 0:
-                heapq.heappush(ready, j)
-    if len(order) != len(nodes):
-        stuck = [nodes[i].name for i, count in enumerate(pending) if count > 0]
+    result = graph_walk.node_order(nodes)
+    if result.has_cycle:
+        stuck = [nodes[i].name for i in result.stuck]
         raise errors.InvalidArgumentError(
             None,
             None,
             f"Graph is invalid, contains a cycle with {len(stuck)} nodes, including: {', '.join(stuck[:3])}",
         )
-    return order
+    return result.order
 
 
 def memory_types(
@@ -154,8 +141,13 @@ class _Partitioner:
         # Output nodes, sorted per partition by (position of the node it belongs next to, rank).
         self.placed: dict[str, list[tuple[tuple[int, int], node_def_pb2.NodeDef]]] = {}
         self.recv_for: dict[tuple[str, int, str, bool], str] = {}
+        self.new_recvs: list[node_def_pb2.NodeDef] = []  # the receives made for the node being partitioned
 
     def run(self) -> Partitioning:
+        topological_order(self.nodes)  # validates inputs and cycles before anything is rewritten
+        if control_flow_info.has_control_flow(self.nodes) and len({n.device for n in self.nodes}) > 1:
+            self.nodes = _ControlLoops(self.nodes, self.device_set, self._new_name).add()
+            self.by_name = {n.name: n for n in self.nodes}
         order = topological_order(self.nodes)
         position = {self.nodes[i].name: p for p, i in enumerate(order)}
         devices = {n.name: self._device(n) for n in self.nodes}
@@ -167,9 +159,14 @@ class _Partitioner:
             copy = node_def_pb2.NodeDef()
             copy.CopyFrom(node)
             del copy.input[:]
+            # Control edges from a control loop's Merge move to the receives this node gets (TF's Partition()).
+            loop_controls = [t for t in node.input if t.startswith("^_cloop") and self.by_name[t[1:]].op == "Merge"]
+            self.new_recvs = []
             data_index = 0
             for text in node.input:
                 src_name, slot = node_def_lib.parse_tensor_name(text)
+                if text in loop_controls:
+                    continue
                 src = devices[src_name]
                 if slot == node_def_lib.CONTROL_SLOT:
                     if src is dst:
@@ -187,6 +184,10 @@ class _Partitioner:
                 copy.input.append(
                     self._data_transfer(text, src_name, slot, src, src_host, dst, dst_host, dtype, node.name, position)
                 )
+            for recv in self.new_recvs:
+                if loop_controls and recv.attr["send_device"].s != recv.attr["recv_device"].s:
+                    recv.input.append(loop_controls.pop())
+            copy.input.extend(loop_controls)
             self._emit(dst, (position[node.name], 0), copy)
         graphs: dict[str, graph_pb2.GraphDef] = {}
         for device_name, entries in sorted(self.placed.items(), key=lambda kv: min(k for k, _ in kv[1])):
@@ -284,8 +285,11 @@ class _Partitioner:
             set_transfer_attrs(node, tensor_name, src, dst)
             node.attr["_src"].s = src_name.encode()
             node.attr["_dst"].s = dst_name.encode()
+        if src is dst:  # a copy between memories of one device: the receive waits for its send (TF does so)
+            recv.input.append("^" + send.name)
         self._emit(src, (position[src_name], 2 + self.transfers), send)
         self._emit(dst, (position[dst_name], -2), recv)
+        self.new_recvs.append(recv)
         return recv.name
 
 
@@ -309,3 +313,120 @@ def transfer_key(node_def: node_def_pb2.NodeDef) -> str:
         attrs["recv_device"].s.decode(),
         attrs["tensor_name"].s.decode(),
     )
+
+
+# ---------------------------------------------------------------------- while loops across devices
+
+
+class _ControlLoops:
+    """TF's AddControlFlow: give every device taking part in a while loop its own copy of the loop's control.
+
+    A frame whose nodes sit on several devices needs, on each device that receives a
+    tensor inside the frame, a *control loop*: ``Enter -> Merge -> Switch(pred) ->
+    NextIteration -> Merge``, driven by the frame's ``LoopCond`` (received from its device).
+    Its Merge fires once per iteration; a control edge from it to each receive of the
+    frame makes that receive run once per iteration, with the iteration's key. Nested
+    frames chain their control loops (the outer Merge feeds the inner Enter); the
+    outermost Enter is fed by a constant in the root frame. Before that, control-flow
+    nodes move next to their data (TF's OptimizeControlFlowColocation): a Switch to its
+    data input's device, an Exit to its input's, an Enter or NextIteration to its first
+    consumer's.
+    """
+
+    def __init__(self, nodes: list[node_def_pb2.NodeDef], device_set: DeviceSet, new_name: Any):
+        self.nodes = [_copy(n) for n in nodes]
+        self.device_set = device_set
+        self.new_name = new_name
+
+    def add(self) -> list[node_def_pb2.NodeDef]:
+        nodes = self.nodes
+        self._colocate()
+        info = control_flow_info.build_control_flow_info(nodes)
+        index = {n.name: i for i, n in enumerate(nodes)}
+        conditions = {info.frame_of[i]: n.name for i, n in enumerate(nodes) if n.op == "LoopCond"}
+        loops: dict[tuple[str, str], tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]] = {}
+        edges = []
+        for i, node in enumerate(nodes):
+            for text in node.input:
+                src_name = node_def_lib.parse_tensor_name(text)[0]
+                j = index[src_name]
+                src = nodes[j]
+                if src.device == node.device:
+                    continue
+                frame = info.output_frame(j, src)
+                if not frame or frame != info.frame_of[i]:
+                    continue
+                edges.append((node, frame))
+                child = None
+                while True:
+                    if not frame:
+                        if child is not None:
+                            const = self._const(node.device)
+                            child[0].input.append(const.name)
+                        break
+                    found = loops.get((frame, node.device))
+                    if found is not None:
+                        if child is not None:
+                            child[0].input.append(found[1].name)
+                        break
+                    condition = conditions.get(frame)
+                    if condition is None:
+                        raise errors.InvalidArgumentError(
+                            node, None, f"A cross-device loop must have a pivot predicate: {frame}"
+                        )
+                    loop = self._loop(node, frame, info.parallel_iterations.get(frame, 10), condition)
+                    loops[(frame, node.device)] = loop
+                    if child is not None:
+                        child[0].input.append(loop[1].name)
+                    child = loop
+                    frame = info.parent_of.get(frame, "")
+        for node, frame in edges:
+            node.input.append("^" + loops[(frame, node.device)][1].name)
+        return self.nodes
+
+    def _colocate(self) -> None:
+        nodes = self.nodes
+        index = {n.name: i for i, n in enumerate(nodes)}
+        consumers: list[list[int]] = [[] for _ in nodes]
+        for i, node in enumerate(nodes):
+            for text in node.input:
+                if not text.startswith("^"):
+                    consumers[index[node_def_lib.parse_tensor_name(text)[0]]].append(i)
+        for i in graph_walk.node_order(nodes).order:
+            node = nodes[i]
+            data = [t for t in node.input if not t.startswith("^")]
+            if node.op in ("Switch", "Exit") and data:
+                node.device = nodes[index[node_def_lib.parse_tensor_name(data[0])[0]]].device
+            elif node.op in ("Enter", "NextIteration") and consumers[i]:
+                node.device = nodes[consumers[i][0]].device
+
+    def _const(self, device: str) -> node_def_pb2.NodeDef:
+        const = node_def_pb2.NodeDef(name=self.new_name("_cloop_const"), op="Const", device=device)
+        const.attr["dtype"].type = types_pb2.DT_FLOAT
+        const.attr["value"].tensor.CopyFrom(tensor_proto.make_tensor_proto(np.zeros([0], np.float32)))
+        self.nodes.append(const)
+        return const
+
+    def _loop(
+        self, dst: node_def_pb2.NodeDef, frame: str, parallel_iterations: int, condition: str
+    ) -> tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]:
+        """Enter, Merge, Switch, NextIteration on ``dst``'s device; returns (enter, merge)."""
+        names = [self.new_name("_cloop" + dst.name) for _ in range(4)]
+        enter = node_def_pb2.NodeDef(name=names[0], op="Enter", device=dst.device)
+        enter.attr["frame_name"].s = frame.encode()
+        enter.attr["parallel_iterations"].i = parallel_iterations
+        enter.attr["is_constant"].b = False
+        merge = node_def_pb2.NodeDef(name=names[1], op="Merge", device=dst.device, input=[names[0], names[3]])
+        merge.attr["N"].i = 2
+        switch = node_def_pb2.NodeDef(name=names[2], op="Switch", device=dst.device, input=[names[1], condition])
+        nxt = node_def_pb2.NodeDef(name=names[3], op="NextIteration", device=dst.device, input=[names[2] + ":1"])
+        for node in (enter, merge, switch, nxt):
+            node.attr["T"].type = types_pb2.DT_FLOAT
+            self.nodes.append(node)
+        return enter, merge
+
+
+def _copy(node: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:
+    copy = node_def_pb2.NodeDef()
+    copy.CopyFrom(node)
+    return copy

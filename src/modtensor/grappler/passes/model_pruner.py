@@ -2,11 +2,14 @@
 
 An Identity is trivial when it is neither fetched nor preserved, has no control inputs,
 and sits on the same device as its input (so it is not a copy between devices): its
-readers read its input directly.
+readers read its input directly. As in TensorFlow, an Identity of a Switch output (a
+cond's pivot), one read as a control input, or one feeding a Merge is never trivial:
+those carry which branch of a conditional runs.
 """
 
 from __future__ import annotations
 
+from modtensor.framework import graph_walk
 from modtensor.framework.protos import graph_pb2
 from modtensor.grappler.graph_view import GraphView, parse
 from modtensor.grappler.item import GrapplerItem
@@ -28,7 +31,9 @@ class ModelPruner(GraphOptimizer):
                 continue
             source, index = parse(node.input[0])
             producer = view.nodes.get(source)
-            if producer is None or producer.device != node.device:
+            if producer is None or producer.device != node.device or producer.op in _SWITCH_OPS:
+                continue  # an Identity of a Switch output is a cond's pivot: control edges on it carry the branch
+            if _drives_control_or_merge(view, node.name):
                 continue
             view.redirect(node.name, source, index)
             view.remove(node.name)
@@ -37,6 +42,21 @@ class ModelPruner(GraphOptimizer):
             if name not in reachable:
                 view.remove(name)
         return view.compact()
+
+
+_SWITCH_OPS = frozenset({"Switch", "RefSwitch", "_SwitchN"})
+
+
+def _drives_control_or_merge(view: GraphView, name: str) -> bool:
+    """True when a reader of ``name`` is a Merge or reads it as a control input (TF's IsTrivialIdentity)."""
+    control = "^" + name
+    for reader in view.consumers.get(name, ()):
+        node = view.nodes.get(reader)
+        if node is None:
+            continue
+        if node.op in graph_walk.MERGE_OPS or control in node.input:
+            return True
+    return False
 
 
 def _reachable(view: GraphView, roots: set[str]) -> set[str]:

@@ -62,6 +62,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "Select": elementwise.select,
     "SelectV2": elementwise.select_v2,
     "Cast": elementwise.cast,
+    "CheckNumerics": array.check_numerics,
     # activations
     "Relu": activations.relu,
     "Relu6": activations.relu6,

@@ -412,3 +412,15 @@ def where(input: np.ndarray) -> np.ndarray:  # noqa: A002
     if not 1 <= input.ndim <= 8:
         raise invalid_argument(f"WhereOp : Unhandled input dimensions: {input.ndim}")
     return np.asarray(np.argwhere(input), dtype=np.int64, order="C")
+
+
+def check_numerics(tensor: np.ndarray, message: str = "") -> np.ndarray:
+    """CheckNumerics: the input unchanged, or InvalidArgumentError naming NaN / Inf values (TF's text)."""
+    if tensor.size:
+        finite = np.isfinite(tensor)
+        if not finite.all():
+            has_nan = bool(np.isnan(tensor).any())
+            has_inf = bool(np.isinf(tensor).any())
+            what = "Inf and NaN" if has_nan and has_inf else "NaN" if has_nan else "Inf"
+            raise invalid_argument(f"{message} : Tensor had {what} values")
+    return tensor

@@ -72,6 +72,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     **{op: {"T": "INTS UINTS"} for op in _bitwise.OP_FUNCTIONS},  # BitwiseAnd/Or/Xor, Invert, Left/RightShift
     "Ceil": {"T": "FLOATS"},
     "ConcatV2": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},
+    "CheckNumerics": {"T": "FLOATS"},
     "Conv2D": {"T": "FLOATS int32"},
     "Cos": {"T": "FLOATS COMPLEX"},
     "DepthwiseConv2dNative": {"T": "FLOATS"},

@@ -151,10 +151,10 @@ def forward_or_allocate(
 def context_buffer(ctx: OpKernelContext, what: int, index: int) -> bytes:
     """Serialized protos a kernel may ask for: its function library, the session config, resource handles."""
     if what == _FUNCTION_LIBRARY:
-        library = getattr(ctx.frame, "function_library", None)
+        library = getattr(ctx.step, "function_library", None)
         return (library or function_pb2.FunctionDefLibrary()).SerializeToString()
     if what == _CONFIG_PROTO:
-        config = getattr(ctx.frame, "config_proto", None)
+        config = getattr(ctx.step, "config_proto", None)
         return (config or config_pb2.ConfigProto()).SerializeToString()
     raise errors.UnimplementedError(
         None,

@@ -1,0 +1,67 @@
+"""v1 control flow (Switch/Merge/Enter/Exit/NextIteration/LoopCond) exported by TensorFlow 2.21 runs with TF's results.
+
+The graphs and TF's fetched values (or errors) come from tools/make_golden_v1_control_flow.py:
+conds (nested, several outputs), while loops (counters, loop invariants, nested loops,
+parallel iterations, maximum_iterations), a loop inside the untaken branch of a cond (its
+frame is dead), a cond inside a loop, and a failing node inside a loop iteration.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from modtensor.framework import errors, importer
+from modtensor.framework.graph import Graph
+from modtensor.framework.protos import graph_pb2
+from modtensor.runtime.session import Session
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "v1_control_flow"
+CASES = json.loads((GOLDEN / "cases.json").read_text())["programs"]
+
+
+def load(name: str) -> Graph:
+    graph_def = graph_pb2.GraphDef.FromString((GOLDEN / f"{name}.pb").read_bytes())
+    graph = Graph()
+    with graph.as_default():
+        importer.import_graph_def(graph_def, name="")
+    return graph
+
+
+def array(record: dict) -> np.ndarray:
+    return np.asarray(record["value"], dtype=record["dtype"]).reshape(record["shape"])
+
+
+def replay(name: str, session: Session) -> None:
+    program = CASES[name]
+    for run in program["runs"]:
+        feeds = {key: array(value) for key, value in run["feeds"].items()}
+        if "error" in run:
+            with pytest.raises(getattr(errors, run["error"]["class"])) as info:
+                session.run(program["fetch_names"], feeds)
+            assert run["error"]["message"] in info.value.message
+            continue
+        got = session.run(program["fetch_names"], feeds)
+        for value, expected in zip(got, run["fetches"], strict=True):
+            np.testing.assert_allclose(value, array(expected), rtol=1e-6)
+            assert np.asarray(value).dtype == np.dtype(expected["dtype"])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_program_matches_tensorflow(name: str) -> None:
+    graph = load(name)
+    with Session(graph=graph) as session:
+        replay(name, session)
+
+
+def test_failing_node_in_an_iteration_names_node_frame_and_iteration() -> None:
+    graph = load("while_error_in_body")
+    with Session(graph=graph) as session, pytest.raises(errors.InvalidArgumentError) as info:
+        session.run("while/Exit_1:0", {"n:0": np.int32(4)})
+    message = info.value.message
+    assert "acc exploded : Tensor had Inf values" in message
+    assert "[[{{node while/CheckNumerics}}]]" in message
+    assert "frame 'while/while_context' iteration 2" in message
