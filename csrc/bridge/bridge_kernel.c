@@ -204,94 +204,168 @@ static PyObject* output_from_input(const TF_Tensor* t, const MT_Input* in, int n
   return NULL;
 }
 
-static PyObject* Kernel_compute(KernelObject* self, PyObject* py_ctx) {
+/* One call of a kernel: the native context and what it borrows from the runtime's OpKernelContext.
+ * On the stack for a synchronous call; on the heap (holding references) for an asynchronous one,
+ * until the plugin's done callback finished it. `done` comes first: its address is the call's. */
+typedef struct {
+  struct TF_AsyncOpKernelDoneCallback done;
+  struct TF_OpKernelContext ctx;
+  MT_Input in_small[SMALL_ARITY];
+  TF_Tensor* out_small[SMALL_ARITY];
+  MT_Input* in;
+  TF_Tensor** out;
+  int filled;
+  PyObject* py_ctx;
+  PyObject* inputs;
+  PyObject* outputs;
+  PyObject* keep;
+  PyObject* callback; /* asynchronous calls: called with None or the error once the kernel finished */
+  KernelObject* kernel;
+} KernelCall;
+
+/* Read the context's inputs into the native context. -1 with a Python error; call_end cleans up either way. */
+static int call_begin(KernelObject* self, PyObject* py_ctx, KernelCall* call) {
   MT_Kernel* k = &self->k;
-  PyObject* inputs = PyObject_GetAttr(py_ctx, mt_str_inputs);
-  if (inputs == NULL) return NULL;
-  PyObject* outputs = PyObject_GetAttr(py_ctx, mt_str_outputs);
-  if (outputs == NULL) {
-    Py_DECREF(inputs);
-    return NULL;
-  }
+  call->in = call->in_small;
+  call->out = call->out_small;
+  call->py_ctx = Py_NewRef(py_ctx);
+  call->kernel = (KernelObject*)Py_NewRef((PyObject*)self);
+  if ((call->inputs = PyObject_GetAttr(py_ctx, mt_str_inputs)) == NULL) return -1;
+  if ((call->outputs = PyObject_GetAttr(py_ctx, mt_str_outputs)) == NULL) return -1;
   PyObject* step = PyObject_GetAttr(py_ctx, mt_str_step_id);
   int64_t step_id = step == NULL ? 0 : (int64_t)PyLong_AsLongLong(step);
   Py_XDECREF(step);
-  PyObject* result = NULL;
-  PyObject* keep = NULL;
-  MT_Input in_small[SMALL_ARITY];
-  TF_Tensor* out_small[SMALL_ARITY];
-  MT_Input* in = in_small;
-  TF_Tensor** out = out_small;
-  int filled = 0;
-  if (PyErr_Occurred()) goto done;
-  if (!PyList_Check(inputs) || PyList_GET_SIZE(inputs) != k->num_inputs || !PyList_Check(outputs) ||
-      PyList_GET_SIZE(outputs) != k->num_outputs) {
+  if (PyErr_Occurred()) return -1;
+  if (!PyList_Check(call->inputs) || PyList_GET_SIZE(call->inputs) != k->num_inputs || !PyList_Check(call->outputs) ||
+      PyList_GET_SIZE(call->outputs) != k->num_outputs) {
     PyErr_Format(PyExc_RuntimeError, "kernel '%s' expects %d inputs and %d outputs in its context", k->name,
                  k->num_inputs, k->num_outputs);
-    goto done;
+    return -1;
   }
-  if (k->num_inputs > SMALL_ARITY) in = (MT_Input*)calloc((size_t)k->num_inputs, sizeof(MT_Input));
-  if (k->num_outputs > SMALL_ARITY) out = (TF_Tensor**)calloc((size_t)k->num_outputs, sizeof(TF_Tensor*));
-  if (in == NULL || out == NULL) {
+  if (k->num_inputs > SMALL_ARITY) call->in = (MT_Input*)calloc((size_t)k->num_inputs, sizeof(MT_Input));
+  if (k->num_outputs > SMALL_ARITY) call->out = (TF_Tensor**)calloc((size_t)k->num_outputs, sizeof(TF_Tensor*));
+  if (call->in == NULL || call->out == NULL) {
     PyErr_NoMemory();
-    goto done;
+    return -1;
   }
-  memset(out, 0, sizeof(TF_Tensor*) * (size_t)k->num_outputs);
+  memset(call->out, 0, sizeof(TF_Tensor*) * (size_t)k->num_outputs);
   for (int i = 0; i < k->num_inputs; ++i) {
-    memset(&in[i], 0, sizeof(MT_Input));
-    if (mt_fill_input(&in[i], PyList_GET_ITEM(inputs, i), k->input_types[i], &keep) < 0) {
-      filled = i + 1;
-      goto done;
-    }
+    memset(&call->in[i], 0, sizeof(MT_Input));
+    call->filled = i + 1;
+    if (mt_fill_input(&call->in[i], PyList_GET_ITEM(call->inputs, i), k->input_types[i], &call->keep) < 0) return -1;
   }
-  filled = k->num_inputs;
+  call->filled = k->num_inputs;
+  struct TF_OpKernelContext* ctx = &call->ctx;
+  ctx->kernel = k;
+  ctx->py = py_ctx;
+  ctx->num_inputs = k->num_inputs;
+  ctx->num_outputs = k->num_outputs;
+  ctx->inputs = call->in;
+  ctx->outputs = call->out;
+  ctx->step_id = step_id;
+  atomic_init(&ctx->deferred_ops, 0);
+  atomic_flag_clear(&ctx->failure_lock);
+  ctx->failure = NULL;
+  return 0;
+}
 
-  struct TF_OpKernelContext ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.kernel = k;
-  ctx.py = py_ctx;
-  ctx.num_inputs = k->num_inputs;
-  ctx.num_outputs = k->num_outputs;
-  ctx.inputs = in;
-  ctx.outputs = out;
-  ctx.step_id = step_id;
-  atomic_init(&ctx.deferred_ops, 0);
-  atomic_flag_clear(&ctx.failure_lock);
-  ctx.failure = NULL;
-
-  Py_BEGIN_ALLOW_THREADS
-  MT_RunKernel(&ctx);
-  Py_END_ALLOW_THREADS
-
-  if (ctx.failure != NULL) {
-    PyObject* r = PyObject_CallFunction(mt_hooks[HOOK_KERNEL_FAILURE], "Ois", py_ctx, (int)TF_GetCode(ctx.failure),
-                                        TF_Message(ctx.failure));
-    TF_DeleteStatus(ctx.failure);
-    if (r == NULL) goto done;
+/* Report the kernel's failure and store what it set into the context's outputs. -1 with a Python error. */
+static int call_collect(KernelCall* call) {
+  MT_Kernel* k = &call->kernel->k;
+  if (call->ctx.failure != NULL) {
+    PyObject* r = PyObject_CallFunction(mt_hooks[HOOK_KERNEL_FAILURE], "Ois", call->py_ctx,
+                                        (int)TF_GetCode(call->ctx.failure), TF_Message(call->ctx.failure));
+    TF_DeleteStatus(call->ctx.failure);
+    call->ctx.failure = NULL;
+    if (r == NULL) return -1;
     Py_DECREF(r);
   }
   for (int i = 0; i < k->num_outputs; ++i) {
-    if (out[i] == NULL) continue;
-    PyObject* value = output_from_input(out[i], in, k->num_inputs);
-    if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(out[i]);
-    if (value == NULL) goto done;
-    PyObject* old = PyList_GET_ITEM(outputs, i);
-    PyList_SET_ITEM(outputs, i, value);
+    if (call->out[i] == NULL) continue;
+    PyObject* value = output_from_input(call->out[i], call->in, k->num_inputs);
+    if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(call->out[i]);
+    if (value == NULL) return -1;
+    PyObject* old = PyList_GET_ITEM(call->outputs, i);
+    PyList_SET_ITEM(call->outputs, i, value);
     Py_XDECREF(old);
   }
-  result = Py_NewRef(Py_None);
+  return 0;
+}
 
-done:
-  if (out != NULL) { /* outputs first: an input passed through then needs no adoption */
-    for (int i = 0; i < k->num_outputs; ++i) TF_DeleteTensor(out[i]);
+static void call_end(KernelCall* call) {
+  MT_Kernel* k = call->kernel != NULL ? &call->kernel->k : NULL;
+  if (call->out != NULL && k != NULL) { /* outputs first: an input passed through then needs no adoption */
+    for (int i = 0; i < k->num_outputs; ++i) TF_DeleteTensor(call->out[i]);
   }
-  for (int i = 0; i < filled; ++i) mt_release_input(&in[i]);
-  if (in != in_small) free(in);
-  if (out != out_small) free(out);
-  Py_XDECREF(keep);
-  Py_DECREF(inputs);
-  Py_DECREF(outputs);
+  for (int i = 0; i < call->filled; ++i) mt_release_input(&call->in[i]);
+  if (call->in != call->in_small) free(call->in);
+  if (call->out != call->out_small) free(call->out);
+  if (call->ctx.failure != NULL) TF_DeleteStatus(call->ctx.failure);
+  Py_XDECREF(call->keep);
+  Py_XDECREF(call->inputs);
+  Py_XDECREF(call->outputs);
+  Py_XDECREF(call->py_ctx);
+  Py_XDECREF(call->callback);
+  Py_XDECREF((PyObject*)call->kernel);
+}
+
+static PyObject* Kernel_compute(KernelObject* self, PyObject* py_ctx) {
+  KernelCall call;
+  memset(&call, 0, sizeof call);
+  PyObject* result = NULL;
+  if (call_begin(self, py_ctx, &call) == 0) {
+    Py_BEGIN_ALLOW_THREADS
+    MT_RunKernel(&call.ctx);
+    Py_END_ALLOW_THREADS
+    if (call_collect(&call) == 0) result = Py_NewRef(Py_None);
+  }
+  call_end(&call);
   return result;
+}
+
+/* The plugin's done callback of an asynchronous call, on whatever thread it finished on. */
+static void async_done(void* arg) {
+  KernelCall* call = (KernelCall*)arg;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject* error = NULL;
+  if (call_collect(call) < 0) {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    error = value != NULL ? value : Py_NewRef(Py_None);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+  }
+  PyObject* r = PyObject_CallOneArg(call->callback, error != NULL ? error : Py_None);
+  if (r == NULL) PyErr_WriteUnraisable(call->callback);
+  Py_XDECREF(r);
+  Py_XDECREF(error);
+  call_end(call);
+  PyMem_RawFree(call);
+  PyGILState_Release(gil);
+}
+
+static PyObject* Kernel_compute_async(KernelObject* self, PyObject* args) {
+  PyObject *py_ctx, *callback;
+  if (!PyArg_ParseTuple(args, "OO", &py_ctx, &callback)) return NULL;
+  if (self->k.builder->compute_async == NULL) {
+    PyErr_Format(PyExc_RuntimeError, "kernel '%s' has no compute_async function", self->k.name);
+    return NULL;
+  }
+  KernelCall* call = (KernelCall*)PyMem_RawCalloc(1, sizeof(KernelCall));
+  if (call == NULL) return PyErr_NoMemory();
+  if (call_begin(self, py_ctx, call) < 0) {
+    call_end(call);
+    PyMem_RawFree(call);
+    return NULL;
+  }
+  call->callback = Py_NewRef(callback);
+  call->done.on_done = async_done;
+  call->done.arg = call;
+  Py_BEGIN_ALLOW_THREADS
+  MT_StartKernelAsync(&call->ctx, &call->done); /* `call` may be gone once this returns */
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
 }
 
 static PyObject* Kernel_get_failure(KernelObject* self, void* closure) {
@@ -306,6 +380,8 @@ static PyObject* Kernel_get_name(KernelObject* self, void* closure) {
 
 static PyMethodDef kKernelMethods[] = {
     {"compute", (PyCFunction)Kernel_compute, METH_O, "compute(ctx): run the C kernel on an OpKernelContext."},
+    {"compute_async", (PyCFunction)Kernel_compute_async, METH_VARARGS,
+     "compute_async(ctx, callback): start an asynchronous C kernel; callback(None or error) runs when it is done."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -46,13 +46,11 @@ void MT_ContextWaitDeferred(TF_OpKernelContext* ctx) {
   pthread_mutex_unlock(&g_deferred_mutex);
 }
 
-struct TF_AsyncOpKernelDoneCallback {
-  pthread_mutex_t mutex;
-  pthread_cond_t cond;
-  int done;
-};
-
 void TF_RunAsyncOpKernelDoneCallback(TF_AsyncOpKernelDoneCallback* done) {
+  if (done->on_done != NULL) { /* started by MT_StartKernelAsync: the runtime finishes the node */
+    done->on_done(done->arg);
+    return;
+  }
   pthread_mutex_lock(&done->mutex);
   done->done = 1;
   pthread_cond_broadcast(&done->cond);
@@ -64,9 +62,9 @@ void MT_RunKernel(TF_OpKernelContext* ctx) {
   const TF_KernelBuilder* b = k->builder;
   if (b->compute_async != NULL) {
     struct TF_AsyncOpKernelDoneCallback done;
+    memset(&done, 0, sizeof done);
     pthread_mutex_init(&done.mutex, NULL);
     pthread_cond_init(&done.cond, NULL);
-    done.done = 0;
     b->compute_async(k->state, ctx, &done);
     pthread_mutex_lock(&done.mutex);
     while (!done.done) pthread_cond_wait(&done.cond, &done.mutex);
@@ -77,6 +75,11 @@ void MT_RunKernel(TF_OpKernelContext* ctx) {
     b->compute(k->state, ctx);
   }
   MT_ContextWaitDeferred(ctx);
+}
+
+void MT_StartKernelAsync(TF_OpKernelContext* ctx, struct TF_AsyncOpKernelDoneCallback* done) {
+  const MT_Kernel* k = ctx->kernel;
+  k->builder->compute_async(k->state, ctx, done);
 }
 
 /* ---- inputs ---- */

@@ -10,6 +10,7 @@
 #ifndef MODTENSOR_CSRC_SHIM_MT_INTERNAL_H_
 #define MODTENSOR_CSRC_SHIM_MT_INTERNAL_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -232,6 +233,22 @@ MT_EXPORT void MT_ContextWaitDeferred(TF_OpKernelContext* ctx);
 /* Call a kernel: compute (or compute_async, waiting for its done callback),
  * then wait for deferred work. The caller filled `ctx`. */
 MT_EXPORT void MT_RunKernel(TF_OpKernelContext* ctx);
+
+/* An asynchronous kernel's completion. With `on_done` set, TF_RunAsyncOpKernelDoneCallback
+ * calls on_done(arg) (on whatever thread the plugin finishes on); otherwise it wakes a
+ * waiter on mutex/cond (MT_RunKernel's synchronous use). */
+struct TF_AsyncOpKernelDoneCallback {
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  int done;
+  void (*on_done)(void* arg);
+  void* arg;
+};
+
+/* Start an asynchronous kernel (compute_async) and return; `done` (heap-allocated by the
+ * caller, with on_done set) reports its completion. The caller filled `ctx`, which must
+ * stay alive until on_done ran. */
+MT_EXPORT void MT_StartKernelAsync(TF_OpKernelContext* ctx, struct TF_AsyncOpKernelDoneCallback* done);
 
 /* ------------------------------------------------------------------ the callback table */
 

@@ -50,6 +50,12 @@ DRIVER = textwrap.dedent(
         del outputs
         run(node("MtApiUpper", ["x"]), [np.array([b"abc", b"y" * 50], dtype=object)])
         run(node("MtApiAsync", ["x"]), [np.arange(5, dtype=np.float32)])
+        # The heap-allocated asynchronous call: started by the dataflow executor, finished on the plugin's thread.
+        from modtensor.framework.protos import graph_pb2
+        from modtensor.runtime.graph_execution import compile_graph
+        g = graph_pb2.GraphDef()
+        g.node.extend([node("Placeholder", [], name="x", dtype=(1, "type")), node("MtApiAsync", ["x"], name="a")])
+        assert float(compile_graph(g, ("x",), ("a",)).run([np.arange(5, dtype=np.float32)])[0]) == 10.0
         try:
             run(node("MtApiCheck", ["x"]), [np.array([100.0], np.float32)])
         except errors.OutOfRangeError:

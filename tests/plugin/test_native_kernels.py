@@ -16,6 +16,7 @@ import pytest
 
 from modtensor.framework import errors, tensor_proto
 from modtensor.plugin.native.kernels import NativeKernel
+from modtensor.runtime.op_kernel import AsyncOpKernel
 
 from .support import kernel, node, report, run
 
@@ -152,6 +153,31 @@ def test_string_tensors_cross_as_tf_tstrings():
 def test_async_kernel_completes_on_another_thread():
     (out,) = run(node("MtApiAsync", ["x"]), [np.arange(5, dtype=np.float32)])
     assert float(out) == 10.0
+
+
+def test_async_kernels_finish_through_their_done_callback_in_a_graph():
+    """Two asynchronous C kernels in one step: the executor starts both and finishes each node from the plugin's
+    worker thread (TF_RunAsyncOpKernelDoneCallback), many times over."""
+    from modtensor.framework.protos import graph_pb2
+    from modtensor.runtime.graph_execution import compile_graph
+
+    assert isinstance(kernel(node("MtApiAsync", ["x"])), AsyncOpKernel)
+    f32 = (1, "type")
+    g = graph_pb2.GraphDef()
+    g.node.extend(
+        [
+            node("Placeholder", [], name="x", dtype=f32),
+            node("MtApiAsync", ["x"], name="a"),
+            node("Square", ["x"], name="sq", T=f32),
+            node("MtApiAsync", ["sq"], name="b"),
+            node("AddV2", ["a", "b"], name="total", T=f32),
+        ]
+    )
+    compiled = compile_graph(g, ("x",), ("total",))
+    assert compiled._executors[0].dataflow  # asynchronous kernels need the dataflow machine
+    for _ in range(200):
+        (out,) = compiled.run([np.arange(5, dtype=np.float32)])
+        assert float(out) == 10.0 + 30.0
 
 
 @pytest.mark.parametrize(

@@ -512,7 +512,7 @@ class Executor:
 class ExecutorRun:
     """One run of an Executor's plan: the value slots and how far the run got."""
 
-    __slots__ = ("_done", "_executor", "_position", "_step", "_token", "_values", "waiting_on")
+    __slots__ = ("_copying", "_done", "_executor", "_position", "_step", "_token", "_values", "waiting_on")
 
     def __init__(self, executor: Executor, step: StepContext):
         self._executor = executor
@@ -521,6 +521,7 @@ class ExecutorRun:
         self._position = 0
         self._done: Callable[[errors.OpError | None], None] | None = None
         self._token: int | None = None
+        self._copying: SentTensor | None = None  # a received device tensor to bring to the host asynchronously
         self.waiting_on: str | None = None
 
     @property
@@ -549,32 +550,56 @@ class ExecutorRun:
         if finished:
             self._done(None)
             return
+        if self._copying is not None:  # device to host: wait on the device's event off this thread
+            self._resume_copy()
+            return
         step = self._step
+        runner = step.runner
+        assert runner is not None
         key = self.waiting_on
-        assert key is not None and step.runner is not None
+        assert key is not None
 
         def arrived(sent: SentTensor | None, error: errors.OpError | None) -> None:
             if error is not None:
-                step.runner(lambda: self._done(error))  # type: ignore[misc]
+                runner(lambda: self._done(error))  # type: ignore[misc]
                 return
-            step.runner(lambda: self._deliver(sent))  # type: ignore[arg-type]
+            runner(lambda: self._deliver(sent))  # type: ignore[arg-type]
 
         step.rendezvous.recv_async(key, arrived)
 
     def _deliver(self, sent: SentTensor) -> None:
-        """The receive the run waits on got its tensor: store it and go on."""
-        item = self._executor._plan[self._position][1]  # type: ignore[index]
-        transfer = item.transfer
-        try:
-            self._values[self._executor._plan[self._position][7]] = copy_tensor(  # type: ignore[index]
-                sent, transfer.device, transfer.on_host
-            )
-        except Exception as exc:  # noqa: BLE001 - a failing copy is the receive's error
-            self._position = len(self._executor._plan)  # type: ignore[arg-type]
-            self._done(self._executor._error(item, exc))  # type: ignore[misc]
+        """The receive the run waits on got its tensor: store it (or start its copy to the host) and go on."""
+        transfer = self._executor._plan[self._position][1].transfer  # type: ignore[index]
+        if not sent.on_host and transfer.on_host:
+            self._copying = sent
+            self._resume_copy()
             return
+        try:
+            value = copy_tensor(sent, transfer.device, transfer.on_host)
+        except Exception as exc:  # noqa: BLE001 - a failing copy is the receive's error
+            self._store(None, exc)
+            return
+        self._store(value, None)
+
+    def _resume_copy(self) -> None:
+        copying, self._copying = self._copying, None
+        runner = self._step.runner
+        assert copying is not None and runner is not None
+        copying.device.to_host_async(copying.value, lambda value, error: runner(lambda: self._store(value, error)))
+
+    def _store(self, value: Any, error: BaseException | None) -> None:
+        """The receive's value arrived in this device's memory (or its copy failed): store it and go on."""
+        item = self._executor._plan[self._position][1]  # type: ignore[index]
+        if error is not None:
+            self._position = len(self._executor._plan)  # type: ignore[arg-type]
+            self._done(self._executor._error(item, error))  # type: ignore[misc]
+            return
+        self._values[self._executor._plan[self._position][7]] = value  # type: ignore[index]
+        del value
         self._position += 1
-        self._resume()
+        # Go on in a task of its own: the closure that brought the value would otherwise hold it while the
+        # next kernels run, and they could not forward its buffer.
+        self._step.runner(self._resume)  # type: ignore[misc]
 
     def advance(self) -> bool:
         """Run nodes until the plan is done (True) or a ``_Recv`` has nothing yet (False, ``waiting_on`` its key)."""
@@ -629,9 +654,11 @@ class ExecutorRun:
                 else:  # _RECV
                     transfer = item.transfer
                     sent = rendezvous.try_recv(transfer.key)
-                    if sent is None:
+                    if sent is None or (not sent.on_host and transfer.on_host and step.runner is not None):
+                        # Not there yet, or a device tensor whose copy to the host is waited for off this thread.
                         self._position = i
                         self.waiting_on = transfer.key
+                        self._copying = sent
                         return False
                     values[start] = copy_tensor(sent, transfer.device, transfer.on_host)
                 if drop:

@@ -41,7 +41,7 @@ from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2
 from modtensor.runtime import control_flow_info, device_factory, inter_op
 from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.device import Device, DeviceSet
-from modtensor.runtime.executor import Executor, KernelCache, StepContext
+from modtensor.runtime.executor import Executor, ExecutorRun, KernelCache, StepContext
 from modtensor.runtime.kernel_registry import KernelRegistry
 from modtensor.runtime.partitioner import partition, set_transfer_attrs, transfer_key
 from modtensor.runtime.placer import place
@@ -220,21 +220,29 @@ class CompiledGraph:
             rendezvous.send(key, value, client, True)
         step_id = next(_STEP_IDS)
         executors = self._executors
-        threads = inter_op.effective_threads(self.options.inter_op_threads)
-        pool = inter_op.pool_for(threads)
-        if (
-            len(executors) == 1
-            and not executors[0].dataflow
-            and cancellation is None
-            and timeout is None
-            and (pool is None or not executors[0]._has_parallel_work())
-        ):
-            stats = None if step_stats is None else step_stats.dev_stats.add(device=executors[0].device.name)
-            run = executors[0].start(rendezvous, step_id=step_id, stats=stats)
-            if not run.advance():
-                raise errors.InternalError(None, None, f"Fetch {run.waiting_on} was not produced")
-        else:
-            self._run_partitions(rendezvous, step_id, step_stats, pool, cancellation, timeout)
+        pool = inter_op.pool_for(inter_op.effective_threads(self.options.inter_op_threads))
+        cancellation = cancellation if cancellation is not None else CancellationManager()
+        deadline = _Deadline(cancellation, timeout) if timeout is not None else None
+        try:
+            single = executors[0] if len(executors) == 1 and not executors[0].dataflow else None
+            if single is not None and (pool is None or not single._has_parallel_work()):
+                # The fast path: one straight-line partition, run on this thread.
+                stats = None if step_stats is None else step_stats.dev_stats.add(device=executors[0].device.name)
+                step = StepContext(rendezvous, step_id=step_id, cancellation=cancellation, stats=stats)
+                run = ExecutorRun(executors[0], step)
+                if not run.advance():
+                    raise errors.InternalError(None, None, f"Fetch {run.waiting_on} was not produced")
+            else:
+                self._run_partitions(rendezvous, step_id, step_stats, pool, cancellation)
+        except errors.CancelledError as exc:
+            if deadline is not None and deadline.expired:
+                raise errors.DeadlineExceededError(
+                    None, None, f"Timed out after {timeout}s: the step did not finish in time"
+                ) from exc
+            raise
+        finally:
+            if deadline is not None:
+                deadline.stop()
         return self._take_fetches(rendezvous, feed_values)
 
     def _run_partitions(
@@ -243,20 +251,13 @@ class CompiledGraph:
         step_id: int,
         step_stats: step_stats_pb2.StepStats | None,
         pool: inter_op.InterOpPool | None,
-        cancellation: CancellationManager | None,
-        timeout: float | None,
+        cancellation: CancellationManager,
     ) -> None:
         """Start every partition and run the work they hand back on this thread until all are done."""
-        cancellation = cancellation if cancellation is not None else CancellationManager()
         step = _Step(len(self._executors))
         token = cancellation.register(
             lambda: rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} was cancelled"))
         )
-        timer = None
-        if timeout is not None:
-            timer = threading.Timer(timeout, step.deadline, args=(cancellation, timeout))
-            timer.daemon = True
-            timer.start()
         try:
             for executor in self._executors:
                 stats = None if step_stats is None else step_stats.dev_stats.add(device=executor.device.name)
@@ -271,18 +272,10 @@ class CompiledGraph:
                 executor.run_async(context, step.partition_done)
             error = step.wait()
         finally:
-            if timer is not None:
-                timer.cancel()
             cancellation.deregister(token)
         if error is not None:
-            if step.timed_out is not None and isinstance(error, errors.CancelledError):
-                raise errors.DeadlineExceededError(
-                    None, None, f"Timed out after {step.timed_out}s: the step did not finish in time"
-                ) from error
             rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} failed: {error.message}"))
             raise error
-        if cancellation.cancelled:
-            raise errors.CancelledError(None, None, f"Step {step_id} was cancelled")
 
     def _take_fetches(self, rendezvous: LocalRendezvous, feed_values: Sequence[Any]) -> list[Any]:
         results = []
@@ -297,13 +290,8 @@ class CompiledGraph:
                 sent = rendezvous.try_recv(source)
                 if sent is None:
                     raise errors.InternalError(None, None, f"Fetch {source} was not produced")
-                if sent.is_dead:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
-                        f"Retval[{len(results)}] does not have value: the fetched tensor ({source.split(';')[3]}) is "
-                        "dead (it comes from the branch of a conditional that was not taken)",
-                    )
+                if sent.is_dead:  # TF's text; the tensor came from the untaken branch of a conditional
+                    raise errors.InvalidArgumentError(None, None, f"Retval[{len(results)}] does not have value")
                 value = received[source] = copy_tensor(sent, client, True)
             results.append(value)
         return results
@@ -368,17 +356,37 @@ def _resolve_device(devices: DeviceSet, spec: str) -> Device:
     return found[0]
 
 
+class _Deadline:
+    """Cancels a step when ``timeout`` seconds pass (TF's RunOptions.timeout_in_ms)."""
+
+    __slots__ = ("_timer", "expired")
+
+    def __init__(self, cancellation: CancellationManager, timeout: float):
+        self.expired = False
+
+        def fire() -> None:
+            self.expired = True
+            cancellation.cancel()
+
+        self._timer = threading.Timer(timeout, fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def stop(self) -> None:
+        """The step finished: the timer is not needed any more."""
+        self._timer.cancel()
+
+
 class _Step:
     """The calling thread's side of a multi-partition step: closures handed back to it, and completion."""
 
-    __slots__ = ("_cond", "_error", "_remaining", "_tasks", "timed_out")
+    __slots__ = ("_cond", "_error", "_remaining", "_tasks")
 
     def __init__(self, num_partitions: int):
         self._tasks: deque[Callable[[], None]] = deque()
         self._cond = threading.Condition(threading.Lock())
         self._remaining = num_partitions
         self._error: errors.OpError | None = None
-        self.timed_out: float | None = None
 
     def schedule(self, task: Callable[[], None]) -> None:
         """Run ``task`` on the calling thread (any thread may hand work back)."""
@@ -393,11 +401,6 @@ class _Step:
             if error is not None and self._error is None:
                 self._error = error
             self._cond.notify()
-
-    def deadline(self, cancellation: CancellationManager, timeout: float) -> None:
-        """The step's timeout passed: cancel it."""
-        self.timed_out = timeout
-        cancellation.cancel()
 
     def wait(self) -> errors.OpError | None:
         """Run handed-back work until every partition is done; the first error, if any."""

@@ -342,45 +342,33 @@ class _ControlLoops:
         nodes = self.nodes
         self._colocate()
         info = control_flow_info.build_control_flow_info(nodes)
-        index = {n.name: i for i, n in enumerate(nodes)}
         conditions = {info.frame_of[i]: n.name for i, n in enumerate(nodes) if n.op == "LoopCond"}
         loops: dict[tuple[str, str], tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]] = {}
-        edges = []
-        for i, node in enumerate(nodes):
-            for text in node.input:
-                src_name = node_def_lib.parse_tensor_name(text)[0]
-                j = index[src_name]
-                src = nodes[j]
-                if src.device == node.device:
-                    continue
-                frame = info.output_frame(j, src)
-                if not frame or frame != info.frame_of[i]:
-                    continue
-                edges.append((node, frame))
-                child = None
-                while True:
-                    if not frame:
-                        if child is not None:
-                            const = self._const(node.device)
-                            child[0].input.append(const.name)
-                        break
-                    found = loops.get((frame, node.device))
-                    if found is not None:
-                        if child is not None:
-                            child[0].input.append(found[1].name)
-                        break
-                    condition = conditions.get(frame)
-                    if condition is None:
-                        raise errors.InvalidArgumentError(
-                            node, None, f"A cross-device loop must have a pivot predicate: {frame}"
-                        )
-                    loop = self._loop(node, frame, info.parallel_iterations.get(frame, 10), condition)
-                    loops[(frame, node.device)] = loop
+        for node, frame in _cross_device_edges(list(nodes), info):
+            child = None
+            while True:
+                if not frame:
                     if child is not None:
-                        child[0].input.append(loop[1].name)
-                    child = loop
-                    frame = info.parent_of.get(frame, "")
-        for node, frame in edges:
+                        child[0].input.append(self._const(node.device).name)
+                    break
+                found = loops.get((frame, node.device))
+                if found is not None:
+                    if child is not None:
+                        child[0].input.append(found[1].name)
+                    break
+                condition = conditions.get(frame)
+                if condition is None:
+                    message = f"A cross-device loop must have a pivot predicate: {frame}"
+                    raise errors.InvalidArgumentError(node, None, message)
+                loop = self._loop(node, frame, info.parallel_iterations.get(frame, 10), condition)
+                loops[(frame, node.device)] = loop
+                if child is not None:
+                    child[0].input.append(loop[1].name)
+                child = loop
+                frame = info.parent_of.get(frame, "")
+        # Every cross-device edge inside a frame (the control loops' own LoopCond inputs included) makes its
+        # consumer wait for its device's control loop; the partitioner moves that edge to the receive.
+        for node, frame in _cross_device_edges(self.nodes, control_flow_info.build_control_flow_info(self.nodes)):
             node.input.append("^" + loops[(frame, node.device)][1].name)
         return self.nodes
 
@@ -424,6 +412,24 @@ class _ControlLoops:
             node.attr["T"].type = types_pb2.DT_FLOAT
             self.nodes.append(node)
         return enter, merge
+
+
+def _cross_device_edges(
+    nodes: list[node_def_pb2.NodeDef], info: control_flow_info.ControlFlowInfo
+) -> list[tuple[node_def_pb2.NodeDef, str]]:
+    """(consumer, frame) per edge between two devices whose ends are in the same frame (not the root frame)."""
+    index = {n.name: i for i, n in enumerate(nodes)}
+    edges = []
+    for i, node in enumerate(nodes):
+        for text in node.input:
+            j = index[node_def_lib.parse_tensor_name(text)[0]]
+            src = nodes[j]
+            if src.device == node.device:
+                continue
+            frame = info.output_frame(j, src)
+            if frame and frame == info.frame_of[i]:
+                edges.append((node, frame))
+    return edges
 
 
 def _copy(node: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:

@@ -18,8 +18,9 @@ import ``plugin``: the loader hands the platform object in.
 from __future__ import annotations
 
 import math
+import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -294,6 +295,39 @@ class HostStagingPool:
         self.cached_bytes = 0
 
 
+class _EventWaiter:
+    """A daemon thread that waits for a device's events in order and then runs each one's callback.
+
+    Asynchronous copies hand their completion here instead of blocking the step's thread
+    (TF's EventMgr polls for the same reason). ``block_host_for_event`` releases the GIL.
+    """
+
+    def __init__(self, se_device: Any, name: str):
+        self._se_device = se_device
+        self._queue: queue.SimpleQueue[tuple[int, Callable[[BaseException | None], None]]] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=f"modtensor-events-{name}", daemon=True)
+        self._thread.start()
+
+    def wait_then(self, event: int, callback: Callable[[BaseException | None], None]) -> None:
+        """Call ``callback(None)`` once ``event`` completed (``callback(error)`` if waiting failed)."""
+        self._queue.put((event, callback))
+
+    def _run(self) -> None:
+        while True:
+            event, callback = self._queue.get()
+            try:
+                self._se_device.block_host_for_event(event)
+            except BaseException as exc:  # noqa: BLE001 - reported to the waiting node
+                callback(exc)
+                continue
+            try:
+                callback(None)
+            except BaseException:  # noqa: BLE001 - a callback must not kill the thread; it reports its own errors
+                import traceback
+
+                traceback.print_exc()
+
+
 class PluggableDevice(Device):
     """One device of a StreamExecutor plugin: compute and copy streams, events, device buffers."""
 
@@ -318,6 +352,7 @@ class PluggableDevice(Device):
         self._staging_in_flight: list[tuple[int, _StagingLease]] = []
         self.staging = HostStagingPool(se_device) if getattr(se_device, "has_host_memory", False) else None
         self._lock = threading.RLock()
+        self._events: _EventWaiter | None = None
         super().__init__(attributes, allocator=None, host_allocator=CPUAllocator(f"{attributes.device_type}_host"))  # type: ignore[arg-type]
         self.allocator = PluggableAllocator(
             self, se_device, use_bfc=self.platform.use_bfc_allocator, allow_growth=allow_growth, limit=memory_limit
@@ -485,6 +520,53 @@ class PluggableDevice(Device):
                     staging.read_into(out, value.nbytes)
                     src.staging.give_back(staging)  # type: ignore[union-attr]
         return out
+
+    def to_host_async(self, value: Any, done: Callable[[np.ndarray | None, BaseException | None], None]) -> None:
+        """Enqueue the device-to-host copy and return; ``done(array, None)`` runs on this device's event thread once
+        the copy's event completed (the executor's receive goes on with other nodes meanwhile)."""
+        if not isinstance(value, DeviceBuffer) or not value.nbytes:
+            super().to_host_async(value, done)
+            return
+        out = np.empty(value.shape, value.dtype)
+        src = value.device
+        with src._lock:
+            staging = src._staging_buffer(value.nbytes)
+            ready = src._event()
+            src.se_device.record_event(src.compute_stream, ready)
+            src.se_device.wait_for_event(src.d2h_stream, ready)
+            host = staging.address if staging is not None else out.ctypes.data
+            src.se_device.memcpy_dtoh(src.d2h_stream, host, value.device_address, value.nbytes)
+            copied = src._event()
+            src.se_device.record_event(src.d2h_stream, copied)
+
+        def finished(error: BaseException | None) -> None:
+            # ``value`` stays referenced until here: its memory must outlive the copy.
+            if error is None:
+                try:
+                    with src._lock:
+                        src._event_pool += [ready, copied]
+                        if staging is not None:
+                            staging.read_into(out, value.nbytes)
+                            src.staging.give_back(staging)  # type: ignore[union-attr]
+                except Exception as exc:  # noqa: BLE001 - handed to the receive, which fails its node
+                    error = exc
+            if error is not None:
+                done(None, error)
+            else:
+                done(out, None)
+
+        src.events.wait_then(copied, finished)
+
+    @property
+    def events(self) -> _EventWaiter:
+        """This device's event thread (started on first use)."""
+        waiter = self._events
+        if waiter is None:
+            with self._lock:
+                if self._events is None:
+                    self._events = _EventWaiter(self.se_device, self.name)
+                waiter = self._events
+        return waiter
 
     def copy_to(self, value: Any, dst: Device) -> Any:
         """Same device: the value; another device of the platform: memcpy_dtod; otherwise through host memory."""

@@ -25,6 +25,7 @@ from modtensor.framework.graph import Graph, Operation, get_default_graph
 from modtensor.framework.protos import config_pb2, graph_pb2, step_stats_pb2
 from modtensor.framework.tensor import Tensor
 from modtensor.runtime import device_factory
+from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.graph_execution import CompiledGraph, ExecutionOptions, compile_graph
 
 __all__ = ["DeviceAttributes", "Session", "get_default_session"]
@@ -79,9 +80,14 @@ class Session:
             rewrite_options=(
                 self._config.graph_options.rewrite_options if self._config.HasField("graph_options") else None
             ),
+            inter_op_threads=self._config.inter_op_parallelism_threads,
         )
         self._closed = False
         self._lock = threading.Lock()
+        # Running steps (close() cancels them and waits for them before releasing kernels).
+        self._cancellation = CancellationManager()
+        self._running = 0
+        self._idle = threading.Condition(self._lock)
         self._compiled: dict[tuple, CompiledGraph] = {}
         self._compiled_version = -1
         self._kernel_cache: dict = {}  # stateful kernels (TF's OpSegment), shared by every signature
@@ -114,11 +120,16 @@ class Session:
     # ------------------------------------------------------------------ lifecycle
 
     def close(self) -> None:
-        """Release compiled graphs and kernels; later ``run`` calls raise RuntimeError."""
+        """Cancel running steps (they raise CancelledError), release compiled graphs and kernels; later ``run``
+        calls raise RuntimeError. Callable from another thread while ``run`` is in progress, as in TF."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+        self._cancellation.cancel()
+        with self._lock:
+            while self._running:
+                self._idle.wait()
             self._drop_compiled()
             for _node_def, kernel in self._kernel_cache.values():
                 kernel.close()
@@ -185,7 +196,10 @@ class Session:
             trace = options is not None and options.trace_level > config_pb2.RunOptions.NO_TRACE
             if trace and run_metadata is not None:
                 step_stats = step_stats_pb2.StepStats()
-            results = compiled.run([feeds[name] for name in feed_names], step_stats)
+            timeout_ms = options.timeout_in_ms if options is not None and options.timeout_in_ms > 0 else 0
+            timeout_ms = timeout_ms or self._config.operation_timeout_in_ms
+            timeout = timeout_ms / 1000 if timeout_ms > 0 else None
+            results = self._run_step(compiled, [feeds[name] for name in feed_names], step_stats, timeout)
             values = dict(zip(fetch_tensors, results, strict=True))
             if run_metadata is not None and options is not None:
                 if options.output_partition_graphs:
@@ -202,6 +216,29 @@ class Session:
                 value = values[name]
                 outputs.append(value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value)
         return structure.build(outputs)
+
+    def _run_step(
+        self, compiled: CompiledGraph, feeds: list[Any], step_stats: Any, timeout: float | None
+    ) -> list[Any]:
+        """One step, cancelled by ``close`` from another thread and after ``timeout`` seconds."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            self._running += 1
+        step = CancellationManager()  # this step's: a timeout cancels it alone, closing the session cancels all
+        token = self._cancellation.register(step.cancel)
+        try:
+            return compiled.run(feeds, step_stats, cancellation=step, timeout=timeout)
+        except errors.CancelledError as exc:
+            if self._closed:
+                raise errors.CancelledError(None, None, "Session has been closed.") from exc
+            raise
+        finally:
+            self._cancellation.deregister(token)
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    self._idle.notify_all()
 
     def _compile(self, feeds: tuple[str, ...], fetches: tuple[str, ...], targets: tuple[str, ...]) -> CompiledGraph:
         key = (feeds, fetches, targets)

@@ -8,6 +8,7 @@ exactly like Python ones (``OpKernel.run``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from modtensor.framework import errors
@@ -17,9 +18,15 @@ from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import types_pb2
 from modtensor.plugin.registry import active_session
 from modtensor.runtime.kernel_registry import KernelRegistration, global_kernel_registry
-from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, with_node_context
+from modtensor.runtime.op_kernel import (
+    AsyncOpKernel,
+    OpKernel,
+    OpKernelConstruction,
+    OpKernelContext,
+    with_node_context,
+)
 
-__all__ = ["NativeKernel", "NativeKernelSpec", "register_native_kernel"]
+__all__ = ["NativeAsyncKernel", "NativeKernel", "NativeKernelSpec", "register_native_kernel"]
 
 NATIVE_SOURCE = "<native code outside a plugin load>"
 
@@ -39,6 +46,8 @@ class NativeKernelSpec:
         self.__name__ = f"NativeKernel[{info['op']}]"
 
     def __call__(self, ctx: OpKernelConstruction) -> NativeKernel:
+        if self.info.get("is_async"):
+            return NativeAsyncKernel(ctx, self)
         return NativeKernel(ctx, self)
 
     def __repr__(self) -> str:
@@ -84,6 +93,26 @@ class NativeKernel(OpKernel):
             f"from plugin {self.spec.source}]"
         )
         return with_node_context(cls(self.node_def, None, text), self.node_def)
+
+
+class NativeAsyncKernel(NativeKernel, AsyncOpKernel):
+    """A C kernel built with TF_NewAsyncKernelBuilder: the dataflow executor starts it and goes on; the plugin's
+    TF_RunAsyncOpKernelDoneCallback finishes the node (on the plugin's thread). Called synchronously (eager),
+    the bridge waits for the callback in C."""
+
+    def compute_async(self, ctx: OpKernelContext, done: Callable[[], None]) -> None:
+        """Start the plugin's compute_async; ``done()`` runs once the plugin called its done callback."""
+
+        def finished(error: BaseException | None) -> None:
+            if error is not None:
+                ctx.fail(
+                    error
+                    if isinstance(error, errors.OpError)
+                    else errors.InternalError(self.node_def, None, f"{type(error).__name__}: {error}")
+                )
+            done()
+
+        self._native.compute_async(ctx, finished)
 
 
 def _check_against_op(op: str, device: str, info: dict[str, Any], where: str) -> None:
