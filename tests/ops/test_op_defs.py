@@ -17,7 +17,13 @@ from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import op_def_pb2
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "tf_op_defs.pbtxt"
-TF_OP_DEFS = {op.name: op for op in text_format.Parse(GOLDEN.read_text(), op_def_pb2.OpList()).op}
+# More OpDefs recorded with the features that added them (tools/make_golden_variables.py).
+MORE_GOLDEN = [Path(__file__).resolve().parent.parent / "golden" / "variables" / "op_defs.pbtxt"]
+TF_OP_DEFS = {
+    op.name: op
+    for path in (GOLDEN, *MORE_GOLDEN)
+    for op in text_format.Parse(path.read_text(), op_def_pb2.OpList()).op
+}
 
 
 def _strip_docs(op_def: op_def_pb2.OpDef) -> op_def_pb2.OpDef:

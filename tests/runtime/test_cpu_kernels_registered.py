@@ -18,9 +18,13 @@ from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.framework.tensor_proto import make_tensor_proto
 from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
 from modtensor.kernels.cpu import bitwise as cpu_bitwise
+from modtensor.kernels.cpu import losses as cpu_losses
+from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
+from modtensor.kernels.cpu.training_ops import TRAINING_OPS
 from modtensor.runtime import device_factory
 from modtensor.runtime.kernel_registry import KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import OpKernelContext, create_kernel
+from modtensor.runtime.resource_variable import DEVICE_AGNOSTIC_OPS
 
 from .support import make_node, op_def
 
@@ -62,7 +66,10 @@ def test_registration_is_idempotent_per_registry() -> None:
     first = register_cpu_kernels(reg)
     assert register_cpu_kernels(reg) == first
     bitwise_ops = set(cpu_bitwise.OP_FUNCTIONS)  # registered beside OP_FUNCTIONS (tests/kernels/test_bitwise.py)
-    assert len(reg.ops()) == len(set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"})
+    state = {*DEVICE_AGNOSTIC_OPS, *VARIABLE_OPS, *TRAINING_OPS, *cpu_losses.OP_FUNCTIONS}  # variables, training
+    assert len(reg.ops()) == len(
+        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state
+    )
 
 
 @pytest.mark.parametrize("op", sorted(set(OP_FUNCTIONS) | {"Snapshot"}))

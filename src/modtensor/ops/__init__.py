@@ -13,5 +13,7 @@ from modtensor.ops import (  # noqa: F401
     math_ops,
     nn_ops,
     random_ops,
+    resource_variable_ops,
     sendrecv_ops,
+    training_ops,
 )

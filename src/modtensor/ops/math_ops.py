@@ -117,6 +117,11 @@ _unary("Sign", _SIGNED_COMPLEX)
 for _name in ("Sin", "Cos", "Expm1", "Log1p"):
     _unary(_name, _FLOAT_COMPLEX)
 
+# Added with the losses (tf.math.reduce_logsumexp uses it).
+register_op("IsFinite").input("x: T").output("y: bool").attr(f"T: {_FLOATS}").set_shape_fn(
+    common_shapes.unchanged_shape
+)
+
 register_op("LogicalNot").input("x: bool").output("y: bool").set_shape_fn(common_shapes.unchanged_shape)
 
 (

@@ -6,7 +6,7 @@ ones (NHWC/NCHW, strides, dilations, SAME/VALID/EXPLICIT padding).
 
 from __future__ import annotations
 
-from modtensor.framework import common_shapes
+from modtensor.framework import common_shapes, errors
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
 from modtensor.ops._shape_errors import invalid
@@ -176,4 +176,60 @@ def _depthwise_conv2d_shape(ctx: InferenceContext) -> None:
     .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .attr(f"T: {_FLOATS}")
     .set_shape_fn(common_shapes.avg_pool_shape)
+)
+
+# --------------------------------------------------------------------------- losses
+
+
+def _softmax_cross_entropy_shape(ctx: InferenceContext) -> None:
+    """Rank-2 features and labels of one shape, or shapes that broadcast to rank 2; loss is [batch]."""
+    try:
+        both = ctx.merge(ctx.with_rank(ctx.input(0), 2), ctx.input(1))
+    except errors.InvalidArgumentError:
+        both = None
+    if both is not None:
+        ctx.set_output(0, ctx.vector(ctx.dim(both, 0)))
+        ctx.set_output(1, both)
+        return
+    backprop = common_shapes.broadcast_shapes(ctx, ctx.input(0), ctx.input(1))
+    ctx.set_output(1, backprop)
+    if backprop.dims is None:
+        raise invalid("Shape must be broadcasted with rank 2, but is rank is unknown.")
+    if len(backprop.dims) != 2:
+        raise invalid(f"Shape must be broadcasted with rank 2, but is rank {len(backprop.dims)}")
+    ctx.set_output(0, ctx.vector(ctx.dim(backprop, 0)))
+
+
+(
+    register_op("SoftmaxCrossEntropyWithLogits")
+    .input("features: T")
+    .input("labels: T")
+    .output("loss: T")
+    .output("backprop: T")
+    .attr(f"T: {_FLOATS}")
+    .set_shape_fn(_softmax_cross_entropy_shape)
+)
+
+
+def _sparse_softmax_cross_entropy_shape(ctx: InferenceContext) -> None:
+    """features [batch, classes], labels [batch]: loss [batch], backprop like features."""
+    features = ctx.with_rank(ctx.input(0), 2)
+    labels = ctx.with_rank(ctx.input(1), 1)
+    batch = ctx.merge_dim(ctx.dim(features, 0), ctx.dim(labels, 0))
+    ctx.set_output(0, ctx.vector(batch))
+    ctx.set_output(1, ctx.replace_dim(features, 0, batch))
+
+
+(
+    register_op("SparseSoftmaxCrossEntropyWithLogits")
+    .input("features: T")
+    .input("labels: Tlabels")
+    .output("loss: T")
+    .output("backprop: T")
+    .attr(f"T: {_FLOATS}")
+    .attr("Tlabels: {int32, int64} = DT_INT64")
+    .set_shape_fn(_sparse_softmax_cross_entropy_shape)
+)
+register_op("L2Loss").input("t: T").output("output: T").attr(f"T: {_FLOATS}").set_shape_fn(
+    common_shapes.scalar_shape
 )

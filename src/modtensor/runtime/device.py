@@ -12,12 +12,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.runtime.allocator import Allocator, as_numpy_dtype
+
+if TYPE_CHECKING:
+    from modtensor.runtime.resource_mgr import ResourceMgr
 
 __all__ = ["Device", "DeviceAttributes", "DeviceSet", "new_incarnation"]
 
@@ -97,6 +100,16 @@ class Device:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+    @property
+    def resource_manager(self) -> ResourceMgr:
+        """The resources (variables, ...) this device holds: TF's ``Device::resource_manager()``, made on first use."""
+        manager = self.__dict__.get("_resource_manager")
+        if manager is None:
+            from modtensor.runtime.resource_mgr import ResourceMgr
+
+            manager = self.__dict__.setdefault("_resource_manager", ResourceMgr())
+        return manager
 
     # ------------------------------------------------------------------ memory and copies
 

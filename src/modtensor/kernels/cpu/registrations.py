@@ -22,6 +22,9 @@ from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.kernels.cpu import OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
+from modtensor.kernels.cpu import losses as _losses
+from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
+from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
@@ -369,8 +372,25 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
             target.register("Snapshot", "CPU", SnapshotKernel, constraints=_constraints("Snapshot"), source=SOURCE)
         )
         regs.extend(_fused.register_fused_kernels(target, SOURCE))  # the remapper's _FusedMatMul/_FusedConv2D
+        regs.extend(_register_state_and_training(target))
         _registered[id(target)] = regs
         return list(regs)
+
+
+def _register_state_and_training(target: KernelRegistry) -> list[KernelRegistration]:
+    """Variables (CPU and DEFAULT kernels), the optimizers' training ops and the losses."""
+    from modtensor.runtime.resource_variable import register_variable_kernels
+
+    regs = register_variable_kernels(target)
+    regs += register_variable_cpu_kernels(target)
+    regs += register_training_cpu_kernels(target)
+    for op, fn in _losses.OP_FUNCTIONS.items():
+        regs.append(
+            target.register(
+                op, "CPU", FunctionKernel.factory_for(fn), constraints=_losses.TYPE_CONSTRAINTS[op], source=SOURCE
+            )
+        )
+    return regs
 
 
 def register_device_agnostic_kernels(
