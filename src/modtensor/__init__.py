@@ -69,6 +69,9 @@ __all__ = [
     "Tensor",
     "TensorShape",
     "TensorSpec",
+    "Variable",  # noqa: F822 - loaded on first use (module __getattr__)
+    "VariableAggregation",  # noqa: F822
+    "VariableSynchronization",  # noqa: F822
     "as_dtype",
     "bfloat16",
     "bitwise",
@@ -90,6 +93,7 @@ __all__ = [
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
     "half",
     "import_graph_def",
+    "init_scope",  # noqa: F822
     "int16",
     "int32",
     "int64",
@@ -130,7 +134,13 @@ def _reexport(*modules: _Any) -> list[str]:
 __all__ += [n for n in _reexport(_math_ops, _array_ops, _nn_ops, _random_ops) if n not in __all__]
 
 # Loaded on first use: tracing machinery that eager-only programs never touch.
-_LAZY = {"function": ("modtensor.api.function", "function")}
+_LAZY = {
+    "function": ("modtensor.api.function", "function"),
+    "Variable": ("modtensor.api.variables", "Variable"),
+    "VariableAggregation": ("modtensor.api.variables", "VariableAggregation"),
+    "VariableSynchronization": ("modtensor.api.variables", "VariableSynchronization"),
+    "init_scope": ("modtensor.api.variables", "init_scope"),
+}
 
 
 def __getattr__(name: str) -> _Any:

@@ -36,6 +36,7 @@ __all__ = [
     "GPUOptions",
     "Graph",
     "GraphDef",
+    "GraphKeys",
     "GraphOptions",
     "OptimizerOptions",
     "RunMetadata",
@@ -121,9 +122,29 @@ class name_scope:  # noqa: N801 - TensorFlow's name
         return self._scope.__exit__(*exc_info)
 
 
+class GraphKeys:
+    """TF 1's collection names (the ones modtensor fills)."""
+
+    GLOBAL_VARIABLES = "variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    LOCAL_VARIABLES = "local_variables"
+
+
+# v1 variable API (collections, initializers, get_variable, variable_scope), loaded on first use.
+_VARIABLES_V1 = {
+    "AUTO_REUSE", "assign", "assign_add", "assign_sub", "get_variable", "get_variable_scope", "global_variables",
+    "global_variables_initializer", "initialize_all_variables", "is_variable_initialized", "local_variables",
+    "local_variables_initializer", "trainable_variables", "variable_scope", "variables_initializer",
+}  # fmt: skip
+
+
 def __getattr__(name: str) -> Any:
     if name == "Session":
         return importlib.import_module("modtensor.runtime.session").Session
+    if name in _VARIABLES_V1:
+        return getattr(importlib.import_module("modtensor.api.variables_v1"), name)
+    if name == "train":
+        return importlib.import_module("modtensor.compat.v1_train")
     import modtensor
 
     try:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from modtensor.framework import dtypes, op_def_library, tensor_shape
+from modtensor.framework.auto_control_deps import add_automatic_control_dependencies
 from modtensor.framework.graph import Graph, SymbolicTensor
 from modtensor.framework.protos import attr_value_pb2
 from modtensor.framework.tensor import Tensor, TensorSpec
@@ -115,6 +116,7 @@ class FuncGraph(Graph):
         self.outputs: list[SymbolicTensor] = []
         self.structured_input_signature: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self.structured_outputs: Any = None
+        self.control_outputs: list[Any] = []  # stateful ops that must run (automatic control dependencies)
         self._captures: dict[int, tuple[Tensor, SymbolicTensor]] = {}
         # The graph-level random seed: the enclosing graph's, else (traced eagerly) the eager global seed.
         self.seed = outer_graph.seed if outer_graph is not None else seed
@@ -244,6 +246,7 @@ def func_graph_from_py_func(
             for leaf in flatten_structure((traced_args, traced_kwargs))
             if isinstance(leaf, SymbolicTensor) and leaf.graph is graph
         ]
+        first_body_op = len(graph.get_operations())
         result = python_func(*traced_args, **traced_kwargs)
         flat = flatten_structure(result)
         outputs: list[Any] = []
@@ -254,6 +257,10 @@ def func_graph_from_py_func(
                     continue
                 tensor = op_def_library.convert_to_tensor(leaf, graph=graph)
                 outputs.append(graph.create_op("Identity", [tensor], name="Identity").outputs[0])
+        # Stateful ops run in program order and before the results are returned (TF's tf.function does this).
+        graph.control_outputs = add_automatic_control_dependencies(
+            graph, graph.get_operations()[first_body_op:], outputs
+        )
     graph.outputs = [t for t in outputs if t is not None]
     graph.structured_outputs = pack_structure(result, outputs)
     return graph

@@ -19,7 +19,7 @@ from modtensor.framework import dtypes, tensor_proto, tensor_shape
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import attr_value_pb2, op_def_pb2, types_pb2
-from modtensor.framework.tensor import Tensor
+from modtensor.framework.tensor import Tensor, tensor_like
 
 __all__ = ["apply_op", "apply_op_outputs", "attr_value_from_python", "constant", "convert_to_tensor", "outputs_of"]
 
@@ -57,6 +57,7 @@ def convert_to_tensor(
 
     ``preferred_dtype`` is tried first and dropped silently if the value does not fit it.
     """
+    value = tensor_like(value, dtype, name)
     value = _capture_if_foreign(value, graph or get_default_graph(), name)
     if isinstance(value, SymbolicTensor):
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype.base_dtype:
@@ -178,6 +179,7 @@ class _Builder:
         elif arg.type_attr in self.default_types:
             preferred = self.default_types[arg.type_attr]
             allowed = self.allowed_types.get(arg.type_attr)
+        value = tensor_like(value, dtype, arg.name)
         value = _capture_if_foreign(value, self.graph, arg.name)
         if isinstance(value, SymbolicTensor):
             if dtype is not None and value.dtype.base_dtype != dtype.base_dtype:

@@ -12,7 +12,7 @@ from typing import Any
 
 from modtensor.framework import dtypes, tensor_shape
 
-__all__ = ["OVERLOADABLE_OPERATORS", "Tensor", "TensorSpec"]
+__all__ = ["OVERLOADABLE_OPERATORS", "Tensor", "TensorSpec", "tensor_like"]
 
 # TensorFlow's set of operators that ops may overload on tensors.
 OVERLOADABLE_OPERATORS: frozenset[str] = frozenset(
@@ -53,6 +53,18 @@ OVERLOADABLE_OPERATORS: frozenset[str] = frozenset(
         "__rmatmul__",
     }
 )
+
+
+def tensor_like(value: Any, dtype: Any = None, name: str | None = None) -> Any:
+    """``value.__tf_tensor__(dtype, name)`` when ``value``'s type implements TF's tensor protocol, else ``value``.
+
+    Objects that stand for a tensor without being one (``Variable``: its current value)
+    implement ``__tf_tensor__``; every place that turns arguments into tensors calls this first.
+    """
+    convert = getattr(type(value), "__tf_tensor__", None)
+    if convert is None or isinstance(value, Tensor):
+        return value
+    return convert(value, dtype, name)
 
 
 class Tensor:

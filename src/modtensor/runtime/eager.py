@@ -24,7 +24,7 @@ from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import attr_value_pb2, node_def_pb2, op_def_pb2, types_pb2
-from modtensor.framework.tensor import Tensor
+from modtensor.framework.tensor import Tensor, tensor_like
 from modtensor.runtime import context as runtime_context
 from modtensor.runtime import device_factory
 from modtensor.runtime.device import Device
@@ -51,6 +51,7 @@ __all__ = [
 
 _new = object.__new__
 _thread = runtime_context._thread
+_RESOURCE = dtypes.resource  # resource tensors: host object arrays of handles, on the device of their resource
 
 # ============================================================================= tensor signatures
 
@@ -161,7 +162,9 @@ class EagerTensor(Tensor):
 
     def _host_value(self) -> Any:
         device = self._device
-        return self._value if device.is_host else device.to_host(self._value)
+        if device.is_host or self._dtype is _RESOURCE:
+            return self._value
+        return device.to_host(self._value)
 
     def _numpy(self) -> Any:
         """The host value without a copy: an array, or a numpy scalar / bytes for rank 0."""
@@ -247,11 +250,14 @@ class EagerTensor(Tensor):
         return f"tf.Tensor({_numpy_text(self, False)}, shape={self.shape}, dtype={self._dtype.name})"
 
     def __repr__(self) -> str:
-        return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, numpy={_numpy_text(self, True)}>"
+        kind = "value" if self._dtype is _RESOURCE else "numpy"  # TF: a resource shows its handle as "value="
+        return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, {kind}={_numpy_text(self, True)}>"
 
 
 def _numpy_text(tensor: EagerTensor, is_repr: bool) -> str:
     """The value as TensorFlow prints it: numpy's repr/str, python repr for scalars, newline before blocks."""
+    if tensor.dtype is _RESOURCE and tensor._value.shape == ():
+        return repr(tensor._value[()])  # the ResourceHandle's summary, as TF prints it
     if not tensor.dtype.is_numpy_compatible:
         return "<unprintable>"
     value = tensor._numpy()
@@ -318,6 +324,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None) -> EagerTensor:
     ``shape`` broadcasts a single value or reshapes one with the same number of
     elements; anything else is TensorFlow's TypeError.
     """
+    value = tensor_like(value, dtype)
     if isinstance(value, EagerTensor):
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype:
             raise TypeError(
@@ -348,6 +355,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None) -> EagerTensor:
 
 def convert_to_eager_tensor(value: Any, dtype: Any = None) -> EagerTensor:
     """``value`` as an EagerTensor: tensors pass through (dtype checked), other values are converted."""
+    value = tensor_like(value, dtype)
     if isinstance(value, EagerTensor):
         if dtype is not None and dtypes.as_dtype(dtype).base_dtype != value.dtype:
             raise ValueError(
@@ -665,7 +673,7 @@ class _Entry:
         self.out_np = tuple(numpy_dtype(t) if t.is_numpy_compatible else None for t in self.out_dtypes)
         host = device.is_host
         self.out_sigs = tuple(
-            _sig(t, device if host or not kernel.output_host_memory[i] else _host_device())
+            _sig(t, device if host or not kernel.output_host_memory[i] or t is _RESOURCE else _host_device())
             for i, t in enumerate(self.out_dtypes)
         )
         self.call = kernel.prepared_call() if type(kernel) is FunctionKernel and output_kind == 1 else None
@@ -715,7 +723,7 @@ class _Entry:
 
     def _output(self, index: int, value: Any) -> EagerTensor:
         device = self.device
-        if not device.is_host and self.kernel.output_host_memory[index]:
+        if not device.is_host and self.kernel.output_host_memory[index] and self.out_dtypes[index] is not _RESOURCE:
             device = _host_device()
         return _wrap(value, self.out_dtypes[index], device, self.out_sigs[index])
 
@@ -790,6 +798,7 @@ def apply_op_eager(op_type: str, name: str | None, kwargs: dict[str, Any]) -> An
                 entry = _CACHE.get((op_type, scope_name, attrs, *[t._sig for t in tensors]))
                 if entry is not None:
                     return entry.run([t._value for t in tensors], name)
+    kwargs = _tensor_likes(kwargs)
     if len(kwargs) > info.n_inputs:
         attr_items = tuple([(k, _freeze(v)) for k, v in kwargs.items() if k not in info.input_keys])
     else:
@@ -803,6 +812,25 @@ def apply_op_eager(op_type: str, name: str | None, kwargs: dict[str, Any]) -> An
     if entry is None:
         entry = _prepare(info, tuple(key), kwargs, sources, flat, scope, name)
     return entry.run(flat, name)
+
+
+def _tensor_likes(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with tensor-like values (``__tf_tensor__``: variables), also inside lists, as eager tensors."""
+    out = None
+    for key, value in kwargs.items():
+        kind = type(value)
+        if kind is EagerTensor:
+            continue
+        if getattr(kind, "__tf_tensor__", None) is not None:
+            value = tensor_like(value)
+        elif (kind is list or kind is tuple) and any(getattr(type(v), "__tf_tensor__", None) for v in value):
+            value = [tensor_like(v) for v in value]
+        else:
+            continue
+        if out is None:
+            out = dict(kwargs)
+        out[key] = value
+    return kwargs if out is None else out
 
 
 def run_cached(op_type: str, attr_items: tuple[Any, ...], inputs: tuple[Any, ...], name: str | None) -> Any:
@@ -1038,7 +1066,10 @@ def _prepare(
     del node.input[:]
 
     input_devices = [s._device if s is not None else None for s in sources]
-    device = _select_device(info, node, scope, input_devices, name)
+    # TF's MaybePinToResourceDevice: an op using a resource runs on the resource's device, whatever the scope.
+    device = next((s._device for s in sources if s is not None and s._dtype is _RESOURCE), None)
+    if device is None:
+        device = _select_device(info, node, scope, input_devices, name)
     from modtensor.runtime.op_kernel import create_kernel
 
     try:
@@ -1208,6 +1239,9 @@ def _copy_plan(kernel: Any, device: Device, input_devices: list[Device | None]) 
     host = None
     for i, src in enumerate(input_devices):
         dst = device
+        if kernel.input_types[i].base_dtype is _RESOURCE:
+            plan.append(None)  # a handle is a host object wherever its resource lives
+            continue
         if not device.is_host and kernel.input_host_memory[i]:
             host = host or _host_device()
             dst = host

@@ -292,6 +292,32 @@ class _Placer:
                 except errors.InvalidArgumentError as exc:
                     if not self.soft:
                         raise _with_node(exc, node.node_def) from None
+        self._colocate_resource_edges()
+
+    def _colocate_resource_edges(self) -> None:
+        """TF's ColocateResourceAndRefEdges: a node using a resource goes where the resource's producer goes.
+
+        Producers pinned by the runtime (the client's feed of a function's captured handle) are
+        skipped: the handle is a host value, and the consumers' own device requests decide.
+        """
+        for node in self.nodes.values():
+            if node.op_def is None or node.pinned is not None:
+                continue
+            types = node_def_lib.input_types(node.node_def, node.op_def)
+            position = 0
+            for text in node.node_def.input:
+                src, index = node_def_lib.parse_tensor_name(text)
+                if index == node_def_lib.CONTROL_SLOT:
+                    continue
+                is_resource = position < len(types) and types[position] == types_pb2.DT_RESOURCE
+                position += 1
+                if not is_resource or self.nodes[src].pinned is not None:
+                    continue
+                try:
+                    self._colocate(node.name, src)
+                except errors.InvalidArgumentError as exc:
+                    if not self.soft:
+                        raise _with_node(exc, node.node_def) from None
 
     def _colocate(self, x: str, y: str) -> None:
         x_root, y_root = self._root_name(x), self._root_name(y)

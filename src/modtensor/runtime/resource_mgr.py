@@ -304,16 +304,18 @@ class ResourceMgr:
         type_name = resource_type if isinstance(resource_type, str) else resource_type.type_name
         with self._lock:
             items = self._containers.get(container)
-            if items is None or (type_name, name) not in items:
-                raise errors.NotFoundError(
-                    None, None, f"Resource {container}/{name}/{type_name} does not exist."
-                )
+            if items is None:
+                raise errors.NotFoundError(None, None, f"Container {container} does not exist.")
+            if (type_name, name) not in items:
+                raise errors.NotFoundError(None, None, f"Resource {container}/{name}/{type_name} does not exist.")
             del items[(type_name, name)]
 
     def delete_any(self, container: str, name: str) -> None:
         """Remove whatever resource has this name in the container (TF's type-erased DeleteResource)."""
         with self._lock:
-            items = self._containers.get(container) or {}
+            items = self._containers.get(container)
+            if items is None:
+                raise errors.NotFoundError(None, None, f"Container {container} does not exist.")
             keys = [k for k in items if k[1] == name]
             if not keys:
                 raise errors.NotFoundError(None, None, f"Resource {container}/{name} does not exist.")

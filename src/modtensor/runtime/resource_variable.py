@@ -46,9 +46,9 @@ class Var(ResourceBase):
 
     type_name = "N10tensorflow3VarE"
 
-    def __init__(self, dtype: dtypes.DType, debug_name: str = ""):
+    def __init__(self, dtype: dtypes.DType, debug_name: str = "", tensor: Any = None):
         self.dtype = dtype
-        self.tensor: Any = None
+        self.tensor: Any = tensor
         self.is_initialized = False
         self.debug_name = debug_name
         self.mu = threading.RLock()
@@ -154,7 +154,11 @@ class VarHandleOpKernel(OpKernel):
         if self._handle_value is not None:
             ctx.outputs[0] = self._handle_value
             return
-        var = Var(self._dtype, self._debug_name)
+        # TF's Var starts with an empty [0] tensor of its dtype: reading it before assignment gives that.
+        empty = np.empty((0,), dtype=self._dtype.as_numpy_dtype) if self._dtype.is_numpy_compatible else None
+        if empty is not None and not ctx.device.is_host:
+            empty = ctx.device.from_host(empty)
+        var = Var(self._dtype, self._debug_name, empty)
         handle = resource_mgr.make_handle(
             ctx.device,
             self._container,

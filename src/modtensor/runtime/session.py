@@ -27,6 +27,7 @@ from modtensor.framework.tensor import Tensor
 from modtensor.runtime import device_factory
 from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.graph_execution import CompiledGraph, ExecutionOptions, compile_graph
+from modtensor.runtime.resource_mgr import ResourceMgr, session_resources
 
 __all__ = ["DeviceAttributes", "Session", "get_default_session"]
 
@@ -91,6 +92,7 @@ class Session:
         self._compiled: dict[tuple, CompiledGraph] = {}
         self._compiled_version = -1
         self._kernel_cache: dict = {}  # stateful kernels (TF's OpSegment), shared by every signature
+        self._resources: dict[str, ResourceMgr] = {}  # this session's variables, per device (TF: the session's devices)
         self._context_stack: list[contextlib.ExitStack] = []
 
     # ------------------------------------------------------------------ properties
@@ -134,6 +136,8 @@ class Session:
             for _node_def, kernel in self._kernel_cache.values():
                 kernel.close()
             self._kernel_cache.clear()
+            for manager in self._resources.values():
+                manager.clear()  # the session's variables go with it, as in TensorFlow
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
@@ -250,14 +254,15 @@ class Session:
                 self._compiled_version = self._graph.version
             compiled = self._compiled.get(key)
             if compiled is None:
-                compiled = compile_graph(
-                    self._graph.as_graph_def(),
-                    feeds,
-                    fetches,
-                    targets,
-                    self._options,
-                    kernel_cache=self._kernel_cache,
-                )
+                with session_resources(self._resources):  # kernels made here keep state in this session
+                    compiled = compile_graph(
+                        self._graph.as_graph_def(),
+                        feeds,
+                        fetches,
+                        targets,
+                        self._options,
+                        kernel_cache=self._kernel_cache,
+                    )
                 self._compiled[key] = compiled
             return compiled
 

@@ -248,8 +248,11 @@ class ApplyKernel(OpKernel):
     @ignoring_fp_errors
     def compute(self, ctx: OpKernelContext) -> None:
         """Apply the update."""
-        variables = [resource_mgr.lookup_resource(ctx, resource_mgr.handle_from_input(ctx, i), Var) for i in
-                     self._resources]  # fmt: skip
+        try:
+            variables = [resource_mgr.lookup_resource(ctx, resource_mgr.handle_from_input(ctx, i), Var) for i in
+                         self._resources]  # fmt: skip
+        except errors.NotFoundError:
+            raise errors.InternalError(None, None, "Invalid variable reference.") from None  # TF's text
         with _locked(variables):
             for i, var in zip(self._resources, variables, strict=True):
                 if var.tensor is None:
