@@ -4,22 +4,35 @@ Run with the TensorFlow scratch venv (modtensor and its tests never import Tenso
 
     /work/tfvenv/bin/python tools/make_golden_variables.py
 
-Writes ``op_defs.pbtxt`` (the OpDefs of the resource-variable, training and loss ops, docs dropped).
+Writes:
+
+- ``op_defs.pbtxt``: the OpDefs of the resource-variable, training and loss ops (docs dropped).
+- ``cases.json``: TF 2.21's CPU and DEFAULT KernelDefs of those ops; training-op cases
+  (inputs and the variables after 1 and 3 applications, several dtypes and attrs) and
+  error texts; loss-op and ``tf.nn``/``tf.math`` loss results and errors; eager
+  ``tf.Variable`` behaviour (reprs, names, values, errors); ``tf.function`` programs with
+  variables; a v1 graph with variables run in a Session (node names, results, errors);
+  Keras 3 optimizer sequences and ``tf.compat.v1.train`` optimizer sequences.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
 from google.protobuf import text_format  # noqa: E402
 from tensorflow import __version__ as tf_version  # noqa: E402
-from tensorflow.core.framework import op_def_pb2  # noqa: E402
-from tensorflow.python.framework import op_def_registry  # noqa: E402
+from tensorflow.core.framework import op_def_pb2, types_pb2  # noqa: E402
+from tensorflow.python.framework import kernels, op_def_registry  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "variables"
+ANONYMOUS = "cd2c89b7-88b7-44c8-ad83-06c2a9158347"
 
 VARIABLE_OPS = [
     "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
@@ -37,6 +50,35 @@ TRAINING_OPS = [
 LOSS_OPS = ["SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "L2Loss", "IsFinite"]
 
 
+def _json(a: Any) -> dict[str, Any]:
+    a = np.asarray(a)
+    if a.dtype == np.float16:
+        return {"dtype": "float16", "shape": list(a.shape), "values": a.astype(np.float32).reshape(-1).tolist()}
+    return {"dtype": a.dtype.name, "shape": list(a.shape), "values": a.reshape(-1).tolist()}
+
+
+def _error(exc: BaseException) -> dict[str, str]:
+    text = str(exc)
+    return {"type": type(exc).__name__, "message": text}
+
+
+def _run(fn: Any) -> dict[str, Any]:
+    try:
+        value = fn()
+    except Exception as exc:  # noqa: BLE001 - recording whatever TF raises
+        return {"error": _error(exc)}
+    if isinstance(value, tf.Variable):
+        return {"repr": repr(value), "value": _json(value.numpy())}
+    if isinstance(value, tf.Tensor):
+        if value.dtype == tf.resource:
+            return {"repr": repr(value)}
+        return {"repr": repr(value), "value": _json(value.numpy())}
+    return {"repr": repr(value)}
+
+
+# ------------------------------------------------------------------------------------------- op defs, kernels
+
+
 def write_op_defs() -> None:
     op_list = op_def_pb2.OpList()
     for name in sorted(VARIABLE_OPS + TRAINING_OPS + LOSS_OPS):
@@ -51,9 +93,569 @@ def write_op_defs() -> None:
     print(f"wrote {len(op_list.op)} OpDefs")
 
 
+def kernel_defs() -> dict[str, Any]:
+    """Per op and device type (CPU, DEFAULT): the union of TF's constraint types, and the host-memory args."""
+    out: dict[str, Any] = {}
+    for op in VARIABLE_OPS + TRAINING_OPS + LOSS_OPS:
+        per_device: dict[str, Any] = {}
+        for kdef in kernels.get_registered_kernels_for_op(op).kernel:
+            if kdef.device_type not in ("CPU", "DEFAULT"):
+                continue
+            entry = per_device.setdefault(kdef.device_type, {"constraints": {}, "host_memory": []})
+            for c in kdef.constraint:
+                names = entry["constraints"].setdefault(c.name, [])
+                names.extend(n for n in (types_pb2.DataType.Name(t) for t in c.allowed_values.list.type) if n not in names)
+            entry["host_memory"] = sorted(set(entry["host_memory"]) | set(kdef.host_memory_arg))
+        out[op] = per_device
+    return out
+
+
+# ------------------------------------------------------------------------------------------- training ops
+
+RNG = np.random.default_rng(20260521)
+_SLOTS = {
+    "ResourceApplyGradientDescent": [],
+    "ResourceApplyMomentum": ["accum"],
+    "ResourceApplyKerasMomentum": ["accum"],
+    "ResourceApplyAdam": ["m", "v"],
+    "ResourceApplyAdamWithAmsgrad": ["m", "v", "vhat"],
+    "ResourceApplyAdagrad": ["accum"],
+    "ResourceApplyAdagradV2": ["accum"],
+    "ResourceApplyRMSProp": ["ms", "mom"],
+    "ResourceApplyCenteredRMSProp": ["mg", "ms", "mom"],
+    "ResourceSparseApplyMomentum": ["accum"],
+    "ResourceSparseApplyKerasMomentum": ["accum"],
+    "ResourceSparseApplyAdagrad": ["accum"],
+    "ResourceSparseApplyAdagradV2": ["accum"],
+    "ResourceSparseApplyRMSProp": ["ms", "mom"],
+    "ResourceSparseApplyCenteredRMSProp": ["mg", "ms", "mom"],
+}
+_SCALARS = {
+    "alpha": 0.1, "lr": 0.05, "momentum": 0.9, "beta1_power": 0.9 ** 3, "beta2_power": 0.999 ** 3, "beta1": 0.9,
+    "beta2": 0.999, "epsilon": 1e-7, "rho": 0.9,
+}  # fmt: skip
+_ATTR_VARIANTS = {
+    "ResourceApplyMomentum": [{}, {"use_nesterov": True}],
+    "ResourceApplyKerasMomentum": [{}, {"use_nesterov": True}],
+    "ResourceApplyAdam": [{}, {"use_nesterov": True}],
+    "ResourceApplyAdagrad": [{}, {"update_slots": False}],
+    "ResourceApplyAdagradV2": [{}, {"update_slots": False}],
+    "ResourceSparseApplyMomentum": [{}, {"use_nesterov": True}],
+    "ResourceSparseApplyKerasMomentum": [{}, {"use_nesterov": True}],
+    "ResourceSparseApplyAdagrad": [{}],
+    "ResourceSparseApplyAdagradV2": [{}],
+}
+
+
+def _slot_init(op: str, slot: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    if slot in ("v", "vhat", "ms", "accum") and ("Adagrad" in op or slot in ("v", "vhat", "ms")):
+        return RNG.uniform(0.1, 1.0, shape).astype(dtype)  # squares: positive
+    return RNG.normal(size=shape).astype(dtype)
+
+
+def training_cases() -> list[dict[str, Any]]:
+    cases = []
+    for op in TRAINING_OPS:
+        raw = getattr(tf.raw_ops, op)
+        sparse = "Sparse" in op
+        for dtype in ("float32", "float64", "float16"):
+            for attrs in _ATTR_VARIANTS.get(op, [{}]):
+                shape = (4, 3)
+                var0 = RNG.normal(size=shape).astype(dtype)
+                slots0 = {s: _slot_init(op, s, shape, dtype) for s in _SLOTS[op]}
+                indices = np.array([2, 0, 2], np.int32) if sparse else None
+                grad_shape = (3, 3) if sparse else shape
+                grads = [RNG.normal(size=grad_shape).astype(dtype) for _ in range(3)]
+                variables = {"var": tf.Variable(var0)}
+                variables.update({s: tf.Variable(v) for s, v in slots0.items()})
+                op_def = op_def_registry.get(op)
+                after = []
+                for step, grad in enumerate(grads):
+                    kwargs: dict[str, Any] = {}
+                    for arg in op_def.input_arg:
+                        if arg.type == types_pb2.DT_RESOURCE:
+                            kwargs[arg.name] = variables[arg.name].handle
+                        elif arg.name in ("grad", "delta"):
+                            kwargs[arg.name] = tf.constant(grad)
+                        elif arg.name == "indices":
+                            kwargs[arg.name] = tf.constant(indices)
+                        else:
+                            kwargs[arg.name] = tf.constant(_SCALARS[arg.name], dtype=dtype)
+                    raw(**kwargs, **attrs)
+                    if step in (0, 2):
+                        after.append({k: _json(v.numpy()) for k, v in variables.items()})
+                cases.append(
+                    {
+                        "op": op,
+                        "dtype": dtype,
+                        "attrs": attrs,
+                        "scalars": {a.name: _SCALARS[a.name] for a in op_def.input_arg if a.name in _SCALARS},
+                        "var": _json(var0),
+                        "slots": {k: _json(v) for k, v in slots0.items()},
+                        "indices": None if indices is None else indices.tolist(),
+                        "grads": [_json(g) for g in grads],
+                        "after_1": after[0],
+                        "after_3": after[1],
+                    }
+                )
+    return cases
+
+
+def training_errors() -> list[dict[str, Any]]:
+    f32 = tf.float32
+    v = tf.Variable(np.ones((2, 3), np.float32))
+    a = tf.Variable(np.ones((2, 3), np.float32))
+    small = tf.Variable(np.ones((3,), np.float32))
+    uninit = tf.raw_ops.VarHandleOp(dtype=f32, shape=[2, 3], shared_name=ANONYMOUS, debug_name="u/")
+    g = tf.ones((2, 3))
+    cases = {
+        "alpha_not_scalar": lambda: tf.raw_ops.ResourceApplyGradientDescent(var=v.handle, alpha=[0.1], delta=g),
+        "delta_shape": lambda: tf.raw_ops.ResourceApplyGradientDescent(var=v.handle, alpha=0.1, delta=tf.ones(3)),
+        "accum_shape": lambda: tf.raw_ops.ResourceApplyMomentum(
+            var=v.handle, accum=small.handle, lr=0.1, grad=g, momentum=0.9
+        ),
+        "uninitialized_empty": lambda: tf.raw_ops.ResourceApplyGradientDescent(var=uninit, alpha=0.1, delta=g),
+        "sparse_index_range": lambda: tf.raw_ops.ResourceSparseApplyAdagradV2(
+            var=v.handle, accum=a.handle, lr=0.1, epsilon=1e-7, grad=tf.ones((1, 3)), indices=[5]
+        ),
+        "sparse_indices_rank": lambda: tf.raw_ops.ResourceSparseApplyMomentum(
+            var=v.handle, accum=a.handle, lr=0.1, grad=tf.ones((1, 3)), indices=[[0]], momentum=0.9
+        ),
+        "sparse_grad_rows": lambda: tf.raw_ops.ResourceSparseApplyMomentum(
+            var=v.handle, accum=a.handle, lr=0.1, grad=tf.ones((2, 3)), indices=[0], momentum=0.9
+        ),
+        "sparse_grad_inner": lambda: tf.raw_ops.ResourceSparseApplyRMSProp(
+            var=v.handle, ms=a.handle, mom=a.handle, lr=0.1, rho=0.9, momentum=0.0, epsilon=1e-7,
+            grad=tf.ones((1, 2)), indices=[0],
+        ),
+    }
+    return [{"name": name, **_run(fn)} for name, fn in cases.items()]
+
+
+# ------------------------------------------------------------------------------------------- variable ops
+
+
+def variable_op_cases() -> list[dict[str, Any]]:
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    iv = tf.Variable([10, 20, 30, 40])
+    h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[2], shared_name=ANONYMOUS, debug_name="q/")
+    cases = {
+        "handle_repr": lambda: h,
+        "uninitialized_is_initialized": lambda: tf.raw_ops.VarIsInitializedOp(resource=h),
+        "uninitialized_read": lambda: tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32),
+        "uninitialized_assign_add": lambda: tf.raw_ops.AssignAddVariableOp(resource=h, value=[1.0, 2.0]),
+        "read_wrong_dtype": lambda: tf.raw_ops.ReadVariableOp(resource=v.handle, dtype=tf.int32),
+        "assign_wrong_dtype": lambda: tf.raw_ops.AssignVariableOp(resource=v.handle, value=[1, 2]),
+        "assign_validate_shape": lambda: tf.raw_ops.AssignVariableOp(
+            resource=v.handle, value=tf.ones((2, 2)), validate_shape=True
+        ),
+        "assign_add_shape": lambda: tf.raw_ops.AssignAddVariableOp(resource=v.handle, value=[1.0, 2.0]),
+        "gather": lambda: tf.raw_ops.ResourceGather(resource=v.handle, indices=[2, 0, 2], dtype=tf.float32),
+        "gather_2d_indices": lambda: tf.raw_ops.ResourceGather(
+            resource=v.handle, indices=[[1], [0]], dtype=tf.float32
+        ),
+        "gather_bad_index": lambda: tf.raw_ops.ResourceGather(resource=v.handle, indices=[5], dtype=tf.float32),
+        "gather_nd": lambda: tf.raw_ops.ResourceGatherNd(resource=v.handle, indices=[[2, 1], [0, 0]], dtype=tf.float32),
+        "variable_shape": lambda: tf.raw_ops.VariableShape(input=v.handle),
+        "variable_shape_int64": lambda: tf.raw_ops.VariableShape(input=v.handle, out_type=tf.int64),
+        "scatter_add_bad_index": lambda: tf.raw_ops.ResourceScatterAdd(resource=iv.handle, indices=[5], updates=[1]),
+        "scatter_updates_shape": lambda: tf.raw_ops.ResourceScatterAdd(
+            resource=iv.handle, indices=[0, 1], updates=[1, 2, 3]
+        ),
+    }
+    out = [{"name": name, **_run(fn)} for name, fn in cases.items()]
+    for op in ("ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterMul", "ResourceScatterDiv",
+               "ResourceScatterMin", "ResourceScatterMax", "ResourceScatterUpdate"):  # fmt: skip
+        for dtype in ("int32", "float32"):
+            base = np.array([[7, -9], [4, 5], [-6, 8], [3, 2]], dtype)
+            var = tf.Variable(base)
+            updates = np.array([[2, 3], [-4, 5], [3, -2]], dtype)
+            getattr(tf.raw_ops, op)(resource=var.handle, indices=[2, 0, 2], updates=updates)
+            scalar = tf.Variable(base)
+            getattr(tf.raw_ops, op)(resource=scalar.handle, indices=[1, 3], updates=np.array(3, dtype))
+            out.append(
+                {
+                    "name": f"{op}_{dtype}",
+                    "op": op,
+                    "base": _json(base),
+                    "indices": [2, 0, 2],
+                    "updates": _json(updates),
+                    "result": _json(var.numpy()),
+                    "scalar_result": _json(scalar.numpy()),
+                }
+            )
+    for op in ("AssignAddVariableOp", "AssignSubVariableOp"):
+        var = tf.Variable(np.array([1.5, -2.0], np.float32))
+        getattr(tf.raw_ops, op)(resource=var.handle, value=[0.25, 4.0])
+        out.append({"name": op, "result": _json(var.numpy())})
+    return out
+
+
+# ------------------------------------------------------------------------------------------- losses
+
+
+def loss_cases() -> list[dict[str, Any]]:
+    logits = RNG.normal(size=(4, 5)).astype(np.float32) * 3
+    probs = RNG.uniform(size=(4, 5)).astype(np.float32)
+    probs /= probs.sum(axis=1, keepdims=True)
+    labels = np.array([0, 4, 2, 1], np.int32)
+    x3 = RNG.normal(size=(2, 3, 4)).astype(np.float32)
+    p3 = RNG.uniform(size=(2, 3, 4)).astype(np.float32)
+    big = np.array([[1000.0, -1000.0, 0.0], [-np.inf, 1.0, 2.0], [np.inf, 1.0, 0.0]], np.float32)
+    cases: dict[str, Any] = {
+        "op_softmax_xent": lambda: tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=logits, labels=probs),
+        "op_softmax_xent_broadcast": lambda: tf.raw_ops.SoftmaxCrossEntropyWithLogits(
+            features=logits, labels=probs[:1]
+        ),
+        "op_softmax_xent_f64": lambda: tf.raw_ops.SoftmaxCrossEntropyWithLogits(
+            features=logits.astype(np.float64), labels=probs.astype(np.float64)
+        ),
+        "op_softmax_xent_bad": lambda: tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=logits, labels=probs[:, :3]),
+        "op_softmax_xent_rank": lambda: tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=x3, labels=p3),
+        "op_sparse_xent": lambda: tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(features=logits, labels=labels),
+        "op_sparse_xent_int64": lambda: tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(
+            features=logits, labels=labels.astype(np.int64)
+        ),
+        "op_sparse_xent_bad_label": lambda: tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(
+            features=logits, labels=np.array([0, 7, 2, 1], np.int32)
+        ),
+        "op_sparse_xent_batch": lambda: tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(
+            features=logits, labels=labels[:3]
+        ),
+        "op_l2_loss": lambda: tf.raw_ops.L2Loss(t=logits),
+        "op_l2_loss_f64": lambda: tf.raw_ops.L2Loss(t=x3.astype(np.float64)),
+        "op_is_finite": lambda: tf.raw_ops.IsFinite(x=big),
+        "nn_softmax_xent": lambda: tf.nn.softmax_cross_entropy_with_logits(labels=probs, logits=logits),
+        "nn_softmax_xent_axis0": lambda: tf.nn.softmax_cross_entropy_with_logits(
+            labels=probs.T, logits=logits.T, axis=0
+        ),
+        "nn_softmax_xent_rank3": lambda: tf.nn.softmax_cross_entropy_with_logits(labels=p3, logits=x3),
+        "nn_softmax_xent_rank1": lambda: tf.nn.softmax_cross_entropy_with_logits(labels=probs[0], logits=logits[0]),
+        "nn_softmax_xent_shapes": lambda: tf.nn.softmax_cross_entropy_with_logits(labels=probs[:, :3], logits=logits),
+        "nn_sparse_xent": lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits),
+        "nn_sparse_xent_rank3": lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=np.array([[0, 3, 1], [2, 2, 0]], np.int64), logits=x3
+        ),
+        "nn_sparse_xent_rank_mismatch": lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels[:, None], logits=logits
+        ),
+        "nn_sigmoid_xent": lambda: tf.nn.sigmoid_cross_entropy_with_logits(labels=probs, logits=logits),
+        "nn_sigmoid_xent_extreme": lambda: tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=np.array([0.0, 1.0, 0.5, 1.0], np.float32), logits=np.array([100.0, -100.0, 0.0, 3.0], np.float32)
+        ),
+        "nn_sigmoid_xent_shapes": lambda: tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=probs[:, :3], logits=logits
+        ),
+        "nn_l2_loss": lambda: tf.nn.l2_loss(x3),
+        "logsumexp": lambda: tf.math.reduce_logsumexp(logits),
+        "logsumexp_axis": lambda: tf.math.reduce_logsumexp(logits, axis=1),
+        "logsumexp_keepdims": lambda: tf.math.reduce_logsumexp(x3, axis=[0, 2], keepdims=True),
+        "logsumexp_inf": lambda: tf.math.reduce_logsumexp(big, axis=1),
+        "logsumexp_f64": lambda: tf.math.reduce_logsumexp(x3.astype(np.float64), axis=-1),
+    }
+    return [{"name": name, **_multi(fn)} for name, fn in cases.items()]
+
+
+def _multi(fn: Any) -> dict[str, Any]:
+    try:
+        value = fn()
+    except Exception as exc:  # noqa: BLE001
+        return {"error": _error(exc)}
+    if isinstance(value, (list, tuple)):
+        return {"values": [_json(v.numpy()) for v in value]}
+    return {"values": [_json(value.numpy())]}
+
+
+# ------------------------------------------------------------------------------------------- tf.Variable
+
+
+def variable_cases() -> list[dict[str, Any]]:
+    v = tf.Variable(1.0)
+    with tf.name_scope("s"):
+        u = tf.Variable([1, 2], name="w")
+    m = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="m")
+    cases = {
+        "default_name": lambda: v,
+        "scoped_name": lambda: u.name,
+        "handle_str": lambda: str(u.handle).split("name=")[0],
+        "none_initial": lambda: tf.Variable(None),
+        "dtype_python": lambda: tf.Variable(1.0, dtype=tf.int32),
+        "dtype_tensor": lambda: tf.Variable(tf.constant(1.0), dtype=tf.int32),
+        "dtype_cast": lambda: tf.Variable(3, dtype=tf.float64),
+        "shape_mismatch": lambda: tf.Variable([1.0], shape=[2]),
+        "shape_none": lambda: tf.Variable(1.0, shape=tf.TensorShape(None)).shape,
+        "callable": lambda: tf.Variable(lambda: tf.ones([2])),
+        "assign_shape": lambda: v.assign([1.0, 2.0]),
+        "assign_int": lambda: tf.Variable(2.5).assign(1),
+        "assign_string": lambda: v.assign("a"),
+        "convert_dtype": lambda: tf.convert_to_tensor(v, dtype=tf.int32),
+        "hash": lambda: hash(v),
+        "initial_value": lambda: v.initial_value,
+        "len": lambda: len(u),
+        "getitem": lambda: m[1, 0],
+        "add": lambda: m + 1,
+        "radd": lambda: 1 + m,
+        "matmul": lambda: m @ m,
+        "rmatmul": lambda: tf.constant([[1.0, 0.0]]) @ m,
+        "neg": lambda: -m,
+        "eq": lambda: u == u,
+        "ne": lambda: u != [1, 3],
+        "bool": lambda: bool(v),
+        "assign_add": lambda: tf.Variable([1, 2]).assign_add([1, 1]),
+        "assign_sub_no_read": lambda: tf.Variable([1, 2]).assign_sub([1, 1], read_value=False),
+        "sparse_read": lambda: m.sparse_read([1]),
+        "gather_nd": lambda: m.gather_nd([[1, 1]]),
+        "value": lambda: m.value(),
+        "read_value": lambda: m.read_value(),
+        "numpy": lambda: u.numpy(),
+        "trainable_false": lambda: tf.Variable([1.0], trainable=False).trainable,
+        "str": lambda: str(m),
+        "format": lambda: format(v, ".2f"),
+        "read_raw_op_variable": lambda: tf.raw_ops.ReadVariableOp(resource=u, dtype=tf.int32),
+        "tf_matmul": lambda: tf.matmul(m, m),
+        "tf_add_list": lambda: tf.add_n([m, m, tf.ones((2, 2))]),
+        "reduce_sum": lambda: tf.reduce_sum(m),
+        "device_scope_cpu": lambda: _device_variable(),
+        "in_function_create": lambda: _function_created_variable(),
+    }
+    return [{"name": name, **_run(fn)} for name, fn in cases.items()]
+
+
+def _device_variable() -> Any:
+    with tf.device("/CPU:0"):
+        return tf.Variable(2.0).device
+
+
+def _function_created_variable() -> Any:
+    holder: list[tf.Variable] = []
+
+    @tf.function
+    def f() -> Any:
+        if not holder:
+            holder.append(tf.Variable(5.0))
+        holder[0].assign_add(1.0)
+        return holder[0].read_value()
+
+    return [f().numpy().item(), f().numpy().item(), holder[0].numpy().item()]
+
+
+# ------------------------------------------------------------------------------------------- tf.function
+
+
+def function_cases() -> list[dict[str, Any]]:
+    out = []
+
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def step(x: Any) -> Any:
+        v.assign_add(x)
+        a = v.read_value() * 2
+        v.assign(x * 3)
+        b = v.value()
+        v.assign_sub([1.0, 1.0])
+        return a, b
+
+    results = [[r.numpy().tolist() for r in step(tf.constant([1.0, 1.0]))] for _ in range(3)]
+    out.append({"name": "program_order", "results": results, "final": v.numpy().tolist()})
+
+    counter = tf.Variable(0)
+
+    @tf.function
+    def count() -> None:
+        counter.assign_add(1)
+        counter.assign_add(2)
+
+    for _ in range(4):
+        count()
+    out.append({"name": "side_effects_without_outputs", "final": int(counter.numpy())})
+
+    w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+    @tf.function
+    def gather_scatter(idx: Any) -> Any:
+        rows = w.sparse_read(idx)
+        w.scatter_add(tf.IndexedSlices(tf.ones((1, 3)), idx[:1])) if hasattr(tf, "IndexedSlices") else None
+        return rows, w.read_value()
+
+    r = gather_scatter(tf.constant([1, 0]))
+    out.append({"name": "gather_then_scatter", "results": [x.numpy().tolist() for x in r]})
+
+    acc = tf.Variable(0.0)
+
+    @tf.function
+    def loop_sum(xs: Any) -> Any:
+        for i in range(3):
+            acc.assign_add(xs[i])
+        return acc.read_value()
+
+    out.append({"name": "python_loop", "result": float(loop_sum(tf.constant([1.0, 2.0, 3.0])).numpy())})
+    return out
+
+
+# ------------------------------------------------------------------------------------------- v1 graphs
+
+
+def session_cases() -> dict[str, Any]:
+    g = tf.Graph()
+    out: dict[str, Any] = {}
+    with g.as_default():
+        v = tf.compat.v1.Variable([1.0, 2.0], name="w")
+        a = v.assign([3.0, 4.0])
+        b = v.assign_add([1.0, 1.0], read_value=False)
+        init = tf.compat.v1.global_variables_initializer()
+        out["nodes"] = [f"{n.name}:{n.op}" for n in g.as_graph_def().node]
+        out["names"] = {
+            "name": v.name, "op": v.op.name, "initializer": v.initializer.name, "initial_value": v.initial_value.name,
+            "graph_element": v._graph_element.name, "init": init.name,
+            "init_inputs": [c.name for c in init.control_inputs], "assign_name": a.name, "assign_add_op": b.name,
+        }  # fmt: skip
+        out["repr"] = repr(v)
+        with tf.compat.v1.variable_scope("scope"):
+            gv = tf.compat.v1.get_variable("g", shape=[2, 3], initializer=tf.compat.v1.constant_initializer(0.5))
+            out["get_variable_name"] = gv.name
+        with tf.compat.v1.variable_scope("scope", reuse=True):
+            out["reuse_same"] = tf.compat.v1.get_variable("g") is gv
+        try:
+            with tf.compat.v1.variable_scope("scope"):
+                tf.compat.v1.get_variable("g", shape=[2, 3])
+        except ValueError as exc:
+            out["exists_error"] = str(exc).split("\n")[0]
+        try:
+            with tf.compat.v1.variable_scope("scope", reuse=True):
+                tf.compat.v1.get_variable("nope", shape=[2])
+        except ValueError as exc:
+            out["missing_error"] = str(exc).split("\n")[0]
+        init2 = tf.compat.v1.global_variables_initializer()
+        out["globals"] = [x.name for x in tf.compat.v1.global_variables()]
+        with tf.compat.v1.Session() as sess:
+            try:
+                sess.run(v)
+            except Exception as exc:  # noqa: BLE001
+                line = next(x for x in str(exc).split("\n") if "Could not find variable" in x)
+                out["uninitialized_error"] = {"type": type(exc).__name__, "message": line}
+            out["is_initialized_before"] = bool(sess.run(v.is_initialized()))
+            sess.run(init2)
+            out["runs"] = [
+                np.asarray(sess.run(v)).tolist(),
+                np.asarray(sess.run(a)).tolist(),
+                np.asarray(sess.run(v)).tolist(),
+                sess.run(b),
+                np.asarray(sess.run(v)).tolist(),
+                np.asarray(sess.run(gv)).tolist(),
+            ]
+        with tf.compat.v1.Session() as sess2:
+            out["second_session_initialized"] = bool(sess2.run(v.is_initialized()))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- optimizers
+
+
+def _grad_sequence(shapes: list[tuple[int, ...]], steps: int) -> list[list[np.ndarray]]:
+    return [[RNG.normal(size=s).astype(np.float32) for s in shapes] for _ in range(steps)]
+
+
+def keras_optimizer_cases() -> list[dict[str, Any]]:
+    import keras
+
+    configs = [
+        ("SGD", {"learning_rate": 0.1}),
+        ("SGD", {"learning_rate": 0.05, "momentum": 0.9}),
+        ("SGD", {"learning_rate": 0.05, "momentum": 0.9, "nesterov": True}),
+        ("Adam", {"learning_rate": 0.01}),
+        ("Adam", {"learning_rate": 0.02, "beta_1": 0.8, "beta_2": 0.99, "epsilon": 1e-6}),
+        ("Adam", {"learning_rate": 0.01, "amsgrad": True}),
+        ("AdamW", {"learning_rate": 0.01, "weight_decay": 0.05}),
+        ("Adagrad", {"learning_rate": 0.1}),
+        ("Adagrad", {"learning_rate": 0.05, "initial_accumulator_value": 0.5, "epsilon": 1e-5}),
+        ("RMSprop", {"learning_rate": 0.01}),
+        ("RMSprop", {"learning_rate": 0.01, "rho": 0.8, "momentum": 0.5}),
+        ("RMSprop", {"learning_rate": 0.01, "centered": True, "momentum": 0.2}),
+    ]
+    shapes = [(3, 2), (2,)]
+    out = []
+    for name, kwargs in configs:
+        init = [RNG.normal(size=s).astype(np.float32) for s in shapes]
+        grads = _grad_sequence(shapes, 5)
+        variables = [tf.Variable(x) for x in init]
+        opt = getattr(keras.optimizers, name)(**kwargs)
+        history = []
+        for step_grads in grads:
+            opt.apply_gradients(zip([tf.constant(g) for g in step_grads], variables))
+            history.append([_json(v.numpy()) for v in variables])
+        out.append(
+            {
+                "optimizer": name,
+                "kwargs": kwargs,
+                "init": [_json(x) for x in init],
+                "grads": [[_json(g) for g in step] for step in grads],
+                "history": history,
+                "iterations": int(opt.iterations.numpy()),
+            }
+        )
+    return out
+
+
+def v1_optimizer_cases() -> list[dict[str, Any]]:
+    configs = [
+        ("GradientDescentOptimizer", {"learning_rate": 0.1}),
+        ("AdamOptimizer", {"learning_rate": 0.01}),
+        ("AdamOptimizer", {"learning_rate": 0.02, "beta1": 0.8, "beta2": 0.99, "epsilon": 1e-6}),
+        ("MomentumOptimizer", {"learning_rate": 0.05, "momentum": 0.9}),
+        ("MomentumOptimizer", {"learning_rate": 0.05, "momentum": 0.9, "use_nesterov": True}),
+    ]
+    shapes = [(3, 2), (2,)]
+    out = []
+    for name, kwargs in configs:
+        init = [RNG.normal(size=s).astype(np.float32) for s in shapes]
+        grads = _grad_sequence(shapes, 4)
+        g = tf.Graph()
+        with g.as_default():
+            variables = [tf.compat.v1.Variable(x, name=f"v{i}") for i, x in enumerate(init)]
+            placeholders = [tf.compat.v1.placeholder(tf.float32, s) for s in shapes]
+            opt = getattr(tf.compat.v1.train, name)(**kwargs)
+            train = opt.apply_gradients(list(zip(placeholders, variables)))
+            slot_names = opt.get_slot_names()
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                history = []
+                for step_grads in grads:
+                    sess.run(train, dict(zip(placeholders, step_grads)))
+                    history.append([_json(x) for x in sess.run(variables)])
+        out.append(
+            {
+                "optimizer": name,
+                "kwargs": kwargs,
+                "init": [_json(x) for x in init],
+                "grads": [[_json(x) for x in step] for step in grads],
+                "history": history,
+                "slot_names": sorted(slot_names),
+                "train_op": train.name,
+                "train_op_type": train.type,
+            }
+        )
+    return out
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     write_op_defs()
+    cases = {
+        "meta": {"generated_by": "tools/make_golden_variables.py", "tensorflow": tf_version},
+        "kernel_defs": kernel_defs(),
+        "training": training_cases(),
+        "training_errors": training_errors(),
+        "variable_ops": variable_op_cases(),
+        "losses": loss_cases(),
+        "variables": variable_cases(),
+        "functions": function_cases(),
+        "session": session_cases(),
+        "keras_optimizers": keras_optimizer_cases(),
+        "v1_optimizers": v1_optimizer_cases(),
+    }
+    (OUT / "cases.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {OUT / 'cases.json'}: " + ", ".join(f"{k}={len(v)}" for k, v in cases.items()))
 
 
 if __name__ == "__main__":

@@ -110,6 +110,7 @@ __all__ = [
     "quint16",
     "quint8",
     "random",
+    "raw_ops",  # noqa: F822
     "resource",
     "string",
     "sysconfig",
@@ -140,6 +141,7 @@ _LAZY = {
     "VariableAggregation": ("modtensor.api.variables", "VariableAggregation"),
     "VariableSynchronization": ("modtensor.api.variables", "VariableSynchronization"),
     "init_scope": ("modtensor.api.variables", "init_scope"),
+    "raw_ops": ("modtensor.raw_ops", None),
 }
 
 
@@ -147,7 +149,8 @@ def __getattr__(name: str) -> _Any:
     found = _LAZY.get(name)
     if found is None:
         raise AttributeError(f"module 'modtensor' has no attribute '{name}'")
-    value = getattr(_importlib.import_module(found[0]), found[1])
+    module = _importlib.import_module(found[0])
+    value = module if found[1] is None else getattr(module, found[1])
     globals()[name] = value
     return value
 

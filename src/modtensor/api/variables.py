@@ -391,7 +391,7 @@ class Variable:
     # ------------------------------------------------------------------ writing
 
     def _value_tensor(self, value: Any, what: str) -> Any:
-        converted = _convert(value, self._dtype, name="value")
+        converted = _convert(value, self._dtype, name="Const")
         if not converted.shape.is_compatible_with(self._shape):
             raise ValueError(
                 f"Cannot {what} value to variable ' {self.name}': Shape mismatch.The variable shape "

@@ -155,13 +155,18 @@ class ResourceScatterKernel(OpKernel):
             scalar = updates.ndim == 0
             expected = tuple(indices.shape) + tuple(params.shape[1:])
             if not scalar and tuple(updates.shape) != expected:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
-                    f"updates.shape {_dims(updates.shape)}, indices.shape {_dims(indices.shape)}, params.shape "
-                    f"{_dims(params.shape)}",
-                )
+                if tuple(updates.shape[: indices.ndim]) != tuple(indices.shape):
+                    message = (
+                        f"The shape of indices ({_dims(indices.shape)}) must be a prefix of the shape of updates "
+                        f"({_dims(updates.shape)})"
+                    )
+                else:
+                    message = (
+                        f"Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
+                        f"updates.shape {_dims(updates.shape)}, indices.shape {_dims(indices.shape)}, params.shape "
+                        f"{_dims(params.shape)}"
+                    )
+                raise errors.InvalidArgumentError(None, None, message)
             limit = params.shape[0]
             bad = np.flatnonzero((flat < 0) | (flat >= limit))
             if bad.size:

@@ -138,7 +138,7 @@ def _sparse_momentum(rows: list[np.ndarray], g: np.ndarray, lr: Any, momentum: A
     v, a = rows
     a[...] = a * momentum + g
     if use_nesterov:
-        v -= lr * g + lr * a * momentum
+        v -= lr * g + (lr * momentum) * a
     else:
         v -= lr * a
 
@@ -209,6 +209,9 @@ _SPARSE: dict[str, Callable[..., None]] = {
     "ResourceSparseApplyCenteredRMSProp": _sparse_centered_rmsprop,
 }
 TRAINING_OPS = (*_DENSE, *_SPARSE)  # the ops with a CPU kernel here
+# Kernels whose "lr is not a scalar" message has a space before the colon in TF 2.21.
+_LR_SPACED = frozenset({"ResourceApplyAdam", "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyMomentum",
+                        "ResourceSparseApplyKerasMomentum"})  # fmt: skip
 _TENSOR_ARGS = frozenset({"grad", "delta", "indices"})
 
 
@@ -238,6 +241,7 @@ class ApplyKernel(OpKernel):
         self._grad = names.index("grad") if "grad" in names else names.index("delta")
         self._grad_name = names[self._grad]
         self._indices = names.index("indices") if self._sparse else -1
+        self._grad_position = sum(1 for i, _ in self._scalars if i < self._grad)
         self._attrs = {k: bool(ctx.get_attr(k)) for k in ("use_nesterov", "update_slots") if ctx.has_attr(k)}
 
     def _requested(self, ctx: OpKernelContext, index: int) -> str:
@@ -264,7 +268,8 @@ class ApplyKernel(OpKernel):
             for i, name in self._scalars:
                 value = inputs[i]
                 if value.ndim != 0:
-                    raise errors.InvalidArgumentError(None, None, f"{name} is not a scalar: {_dims(value.shape)}")
+                    colon = " :" if name == "lr" and self.type_string in _LR_SPACED else ":"  # TF's texts vary so
+                    raise errors.InvalidArgumentError(None, None, f"{name} is not a scalar{colon} {_dims(value.shape)}")
                 scalars.append(value[()])
             grad = inputs[self._grad]
             first = variables[0].tensor
@@ -287,7 +292,9 @@ class ApplyKernel(OpKernel):
                     f"{_dims(first.shape)} {_dims(grad.shape)}",
                 )
             values = [prepare_to_update(ctx, var) for var in variables]
-            self._rule(*values, *scalars, grad, **self._attrs)
+            rest = list(scalars)
+            rest.insert(self._grad_position, grad)  # the dense rules take the non-resource inputs in op order
+            self._rule(*values, *rest, **self._attrs)
 
     def _apply_sparse(
         self, ctx: OpKernelContext, variables: list[Var], scalars: list[Any], grad: np.ndarray, indices: np.ndarray
@@ -308,9 +315,11 @@ class ApplyKernel(OpKernel):
         limit = first.shape[0]
         for offset, index in enumerate(indices.tolist()):
             if not 0 <= index < limit:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Index {index} at offset {offset} in indices is out of range"
-                )
+                if self.type_string == "ResourceSparseApplyKerasMomentum":  # its functor reports TF's gather text
+                    message = f"indices[{offset}] = {index} is not in [0, {limit})"
+                else:
+                    message = f"Index {index} at offset {offset} in indices is out of range"
+                raise errors.InvalidArgumentError(None, None, message)
         values = [prepare_to_update(ctx, var) for var in variables]
         rule, attrs = self._rule, self._attrs
         for offset, index in enumerate(indices.tolist()):
@@ -324,9 +333,10 @@ def register_training_cpu_kernels(registry: KernelRegistry) -> list[KernelRegist
         types = _FLOAT_COMPLEX if op != "ResourceApplyAdamWithAmsgrad" else _FLOAT_COMPLEX[:4]
         regs.append(registry.register(op, "CPU", ApplyKernel, constraints={"T": types}, source=SOURCE))
     for op in _SPARSE:
+        types = [t for t in _FLOAT_COMPLEX if t != "bfloat16"] if "RMSProp" in op else _FLOAT_COMPLEX
         regs.append(
             registry.register(
-                op, "CPU", ApplyKernel, constraints={"T": _FLOAT_COMPLEX, "Tindices": _INDEX_TYPES}, source=SOURCE
+                op, "CPU", ApplyKernel, constraints={"T": types, "Tindices": _INDEX_TYPES}, source=SOURCE
             )
         )
     return regs

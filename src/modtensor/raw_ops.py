@@ -1,0 +1,40 @@
+"""``modtensor.raw_ops``: every registered op as a function taking its OpDef's inputs and attrs by keyword.
+
+``tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32)`` runs the op eagerly or adds it
+to the graph being built, as TensorFlow's ``tf.raw_ops``; arguments must be keywords.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from modtensor.api.dispatch import apply_op
+from modtensor.framework.op_registry import global_registry
+
+
+def __getattr__(op_type: str) -> Callable[..., Any]:
+    if op_type.startswith("__") or op_type not in global_registry():
+        raise AttributeError(f"module 'modtensor.raw_ops' has no attribute '{op_type}'")
+
+    def raw_op(*args: Any, name: str | None = None, **kwargs: Any) -> Any:
+        if args:
+            raise TypeError(f"raw_ops.{op_type} only takes keyword args (possible keys: {_keys(op_type)})")
+        return apply_op(op_type, name=name, **kwargs)
+
+    raw_op.__name__ = op_type
+    raw_op.__qualname__ = op_type
+    raw_op.__doc__ = f"The {op_type} op; keyword arguments are its OpDef's inputs and attrs."
+    globals()[op_type] = raw_op
+    return raw_op
+
+
+def _keys(op_type: str) -> list[str]:
+    op_def = global_registry().get(op_type).op_def
+    return [a.name for a in op_def.input_arg] + [a.name for a in op_def.attr] + ["name"]
+
+
+def __dir__() -> list[str]:
+    import modtensor.ops  # noqa: F401  (registers the standard ops)
+
+    return sorted(global_registry().names())
