@@ -104,7 +104,8 @@ def kernel_defs() -> dict[str, Any]:
             entry = per_device.setdefault(kdef.device_type, {"constraints": {}, "host_memory": []})
             for c in kdef.constraint:
                 names = entry["constraints"].setdefault(c.name, [])
-                names.extend(n for n in (types_pb2.DataType.Name(t) for t in c.allowed_values.list.type) if n not in names)
+                listed = [types_pb2.DataType.Name(t) for t in c.allowed_values.list.type]
+                names.extend(n for n in listed if n not in names)
             entry["host_memory"] = sorted(set(entry["host_memory"]) | set(kdef.host_memory_arg))
         out[op] = per_device
     return out
@@ -582,7 +583,7 @@ def keras_optimizer_cases() -> list[dict[str, Any]]:
         opt = getattr(keras.optimizers, name)(**kwargs)
         history = []
         for step_grads in grads:
-            opt.apply_gradients(zip([tf.constant(g) for g in step_grads], variables))
+            opt.apply_gradients(zip([tf.constant(g) for g in step_grads], variables, strict=True))
             history.append([_json(v.numpy()) for v in variables])
         out.append(
             {
@@ -615,13 +616,13 @@ def v1_optimizer_cases() -> list[dict[str, Any]]:
             variables = [tf.compat.v1.Variable(x, name=f"v{i}") for i, x in enumerate(init)]
             placeholders = [tf.compat.v1.placeholder(tf.float32, s) for s in shapes]
             opt = getattr(tf.compat.v1.train, name)(**kwargs)
-            train = opt.apply_gradients(list(zip(placeholders, variables)))
+            train = opt.apply_gradients(list(zip(placeholders, variables, strict=True)))
             slot_names = opt.get_slot_names()
             with tf.compat.v1.Session() as sess:
                 sess.run(tf.compat.v1.global_variables_initializer())
                 history = []
                 for step_grads in grads:
-                    sess.run(train, dict(zip(placeholders, step_grads)))
+                    sess.run(train, dict(zip(placeholders, step_grads, strict=True)))
                     history.append([_json(x) for x in sess.run(variables)])
         out.append(
             {

@@ -542,6 +542,8 @@ class _UnreadVariable(Variable):
         self.__dict__.update(parent.__dict__)
         self._parent_op = parent_op
         self._graph_element = None
+        if parent_op is not None and not graph_lib.get_default_graph().building_function:
+            self._graph_element = self._read()  # TF: a v1 graph gets the read a Session will fetch, now
 
     @property
     def name(self) -> str:

@@ -186,7 +186,8 @@ class ReadVariableOpKernel(OpKernel):
                 raise errors.InvalidArgumentError(
                     None,
                     None,
-                    f"Trying to read variable with wrong dtype. Expected {self._dtype.name} got {var.dtype.name}",
+                    f"Trying to read variable with wrong dtype. Expected {self._dtype.cpp_name} got "
+                    f"{var.dtype.cpp_name}",
                 )
             value = _initialized_value(var, resource_mgr.handle_from_input(ctx, 0).name)
             if var.copy_on_read_mode:
@@ -216,7 +217,7 @@ class AssignVariableOpKernel(OpKernel):
                 raise errors.InvalidArgumentError(
                     None,
                     None,
-                    f"Trying to assign variable with wrong dtype. Expected {var.dtype.name} got {dtype.name}",
+                    f"Trying to assign variable with wrong dtype. Expected {var.dtype.cpp_name} got {dtype.cpp_name}",
                 )
             if self._validate_shape and var.tensor is not None and tuple(var.tensor.shape) != tuple(value.shape):
                 raise errors.InvalidArgumentError(
@@ -278,24 +279,32 @@ class DestroyResourceOpKernel(OpKernel):
                 raise
 
 
-# (op, kernel class, HostMemory args on devices other than CPU)
-_KERNELS: tuple[tuple[str, type[OpKernel], tuple[str, ...]], ...] = (
-    ("VarHandleOp", VarHandleOpKernel, ("resource",)),
-    ("ReadVariableOp", ReadVariableOpKernel, ("resource",)),
-    ("AssignVariableOp", AssignVariableOpKernel, ("resource",)),
-    ("VarIsInitializedOp", VarIsInitializedOpKernel, ("resource", "is_initialized")),
-    ("VariableShape", VariableShapeKernel, ("input", "output")),
-    ("DestroyResourceOp", DestroyResourceOpKernel, ("resource",)),
+# TF 2.21's DEFAULT kernels: VarHandleOp for TF_CALL_GPU_ALL_TYPES + int64, variant, uint32 and the other
+# small integers (not int32: TF keeps int32 variables in host memory), AssignVariableOp for every type.
+_DEVICE_VARIABLE_TYPES = ["half", "bfloat16", "float32", "float64", "complex64", "complex128", "bool", "int8",
+                          "uint8", "int16", "uint16", "uint32", "int64", "uint64", "variant"]  # fmt: skip
+_ASSIGN_TYPES = [*_DEVICE_VARIABLE_TYPES, "int32", "string", "resource", "qint8", "quint8", "qint32"]
+
+# (op, kernel class, HostMemory args on devices other than CPU, DEFAULT type constraints)
+_KERNELS: tuple[tuple[str, type[OpKernel], tuple[str, ...], dict[str, list[str]] | None], ...] = (
+    ("VarHandleOp", VarHandleOpKernel, ("resource",), {"dtype": _DEVICE_VARIABLE_TYPES}),
+    ("ReadVariableOp", ReadVariableOpKernel, ("resource",), None),
+    ("AssignVariableOp", AssignVariableOpKernel, ("resource",), {"dtype": _ASSIGN_TYPES}),
+    ("VarIsInitializedOp", VarIsInitializedOpKernel, ("resource", "is_initialized"), None),
+    ("VariableShape", VariableShapeKernel, ("input", "output"), {"out_type": ["int32", "int64"]}),
+    ("DestroyResourceOp", DestroyResourceOpKernel, ("resource",), None),
 )
 
 
-DEVICE_AGNOSTIC_OPS = tuple(op for op, _, _ in _KERNELS)
+DEVICE_AGNOSTIC_OPS = tuple(op for op, _, _, _ in _KERNELS)
 
 
 def register_variable_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
     """Register the device-agnostic variable kernels for CPU and for DEFAULT (any other device type)."""
     regs = []
-    for op, cls, host in _KERNELS:
+    for op, cls, host, constraints in _KERNELS:
         regs.append(registry.register(op, "CPU", cls, source=SOURCE))
-        regs.append(registry.register(op, DEFAULT_DEVICE, cls, host_memory=host, source=SOURCE))
+        regs.append(
+            registry.register(op, DEFAULT_DEVICE, cls, constraints=constraints, host_memory=host, source=SOURCE)
+        )
     return regs
