@@ -354,7 +354,9 @@ def loss_cases() -> list[dict[str, Any]]:
         "logsumexp_inf": lambda: tf.math.reduce_logsumexp(big, axis=1),
         "logsumexp_f64": lambda: tf.math.reduce_logsumexp(x3.astype(np.float64), axis=-1),
     }
-    return [{"name": name, **_multi(fn)} for name, fn in cases.items()]
+    inputs = {"logits": logits, "probs": probs, "labels": labels, "x3": x3, "p3": p3, "big": big}
+    out = [{"name": name, **_multi(fn)} for name, fn in cases.items()]
+    return [{"name": "inputs", "inputs": {k: _json(v) for k, v in inputs.items()}}, *out]
 
 
 def _multi(fn: Any) -> dict[str, Any]:

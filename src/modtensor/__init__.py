@@ -111,6 +111,7 @@ __all__ = [
     "quint8",
     "random",
     "raw_ops",  # noqa: F822
+    "reduce_logsumexp",  # noqa: F822
     "resource",
     "string",
     "sysconfig",
@@ -142,6 +143,7 @@ _LAZY = {
     "VariableSynchronization": ("modtensor.api.variables", "VariableSynchronization"),
     "init_scope": ("modtensor.api.variables", "init_scope"),
     "raw_ops": ("modtensor.raw_ops", None),
+    "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
 }
 
 

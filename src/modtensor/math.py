@@ -1,5 +1,6 @@
 """``modtensor.math``: TensorFlow's ``tf.math`` names (many are also top-level: ``tf.add`` is ``tf.math.add``)."""
 
+from modtensor.api.losses import is_finite, reduce_logsumexp
 from modtensor.api.math_ops import (
     abs,
     add,
@@ -113,4 +114,7 @@ __all__ = [
     "subtract",
     "tanh",
     "truediv",
+    # added with the losses (api/losses.py)
+    "is_finite",
+    "reduce_logsumexp",
 ]

@@ -1,5 +1,11 @@
 """``modtensor.nn``: TensorFlow's ``tf.nn`` names (activations, softmax, convolution, pooling)."""
 
+from modtensor.api.losses import (
+    l2_loss,
+    sigmoid_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)
 from modtensor.api.math_ops import sigmoid, tanh
 from modtensor.api.nn_ops import (
     avg_pool,
@@ -35,4 +41,9 @@ __all__ = [
     "sigmoid",
     "softmax",
     "tanh",
+    # losses (api/losses.py)
+    "l2_loss",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits",
 ]
