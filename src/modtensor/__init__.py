@@ -104,6 +104,7 @@ __all__ = [
     "name_scope",
     "newaxis",
     "nn",
+    "optimizers",  # noqa: F822
     "qint16",
     "qint32",
     "qint8",
@@ -142,6 +143,7 @@ _LAZY = {
     "VariableAggregation": ("modtensor.api.variables", "VariableAggregation"),
     "VariableSynchronization": ("modtensor.api.variables", "VariableSynchronization"),
     "init_scope": ("modtensor.api.variables", "init_scope"),
+    "optimizers": ("modtensor.optimizers", None),
     "raw_ops": ("modtensor.raw_ops", None),
     "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
 }
