@@ -488,6 +488,55 @@ static void cb_release_object(void* obj) {
   WITH_GIL_END
 }
 
+/* ---------------------------------------------------------------- variables */
+
+/* The hook returns ((value, dtype) | None, (value, dtype) | None, (value, dtype) | None, lock | None). */
+static void cb_variable_op(TF_OpKernelContext* ctx, int what, int input, int value_index, int flags, TF_Tensor** out,
+                           void** lock, TF_Status* status) {
+  WITH_GIL_BEGIN
+  PyObject* r = mt_call_hook(HOOK_VARIABLE_OP,
+                             Py_BuildValue("(Oiiii)", (PyObject*)ctx->py, what, input, value_index, flags), status);
+  if (r != NULL) {
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 4) {
+      TF_SetStatus(status, TF_INTERNAL, "variable_op hook: expected a 4-tuple");
+    } else {
+      PyObject* held = PyTuple_GET_ITEM(r, 3);
+      if (held != Py_None) *lock = Py_NewRef(held);
+      for (int i = 0; i < 3 && TF_GetCode(status) == TF_OK; ++i) {
+        PyObject* pair = PyTuple_GET_ITEM(r, i);
+        if (pair == Py_None) continue;
+        TF_DataType dtype = (TF_DataType)PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
+        out[i] = mt_tensor_from_array(PyTuple_GET_ITEM(pair, 0), dtype, status);
+      }
+    }
+    Py_DECREF(r);
+  }
+  WITH_GIL_END
+}
+
+static void* cb_variable_lock(TF_OpKernelContext* ctx, const int* inputs, int len, TF_Status* status) {
+  void* result = NULL;
+  WITH_GIL_BEGIN
+  PyObject* list = PyList_New(len > 0 ? len : 0);
+  for (int i = 0; list != NULL && i < len; ++i) PyList_SET_ITEM(list, i, PyLong_FromLong(inputs[i]));
+  PyObject* r = list ? mt_call_hook(HOOK_VARIABLE_LOCK, Py_BuildValue("(ON)", (PyObject*)ctx->py, list), status)
+                     : NULL;
+  if (list == NULL) mt_status_from_exception(status);
+  if (r != NULL) result = r; /* the holder; its reference goes to the shim's lock holder */
+  WITH_GIL_END
+  return result;
+}
+
+static void cb_variable_unlock(void* lock) {
+  if (lock == NULL || !Py_IsInitialized()) return;
+  WITH_GIL_BEGIN
+  PyObject* r = PyObject_CallMethod((PyObject*)lock, "release", NULL);
+  if (r == NULL) PyErr_WriteUnraisable((PyObject*)lock);
+  Py_XDECREF(r);
+  Py_DECREF((PyObject*)lock);
+  WITH_GIL_END
+}
+
 void mt_install_callbacks(void) {
   MT_Callbacks cb;
   memset(&cb, 0, sizeof cb);
@@ -513,5 +562,8 @@ void mt_install_callbacks(void) {
   cb.shape_concatenate = cb_shape_concatenate;
   cb.shape_set_unknown = cb_shape_set_unknown;
   cb.release_object = cb_release_object;
+  cb.variable_op = cb_variable_op;
+  cb.variable_lock = cb_variable_lock;
+  cb.variable_unlock = cb_variable_unlock;
   MT_SetCallbacks(&cb);
 }

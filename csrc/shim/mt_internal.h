@@ -32,7 +32,7 @@ extern "C" {
 #define MT_EXPORT __attribute__((visibility("default")))
 
 /* Version of the internal interface; the bridge refuses a shim of another version. */
-#define MT_INTERNAL_VERSION 1
+#define MT_INTERNAL_VERSION 2
 
 /* Alignment of buffers the shim allocates itself (TF_AllocateTensor), TF's value. */
 #define MT_ALIGNMENT 64
@@ -253,6 +253,9 @@ MT_EXPORT void MT_StartKernelAsync(TF_OpKernelContext* ctx, struct TF_AsyncOpKer
 /* ------------------------------------------------------------------ the callback table */
 
 enum { MT_ALLOC_OUTPUT = 0, MT_ALLOC_TEMP = 1 };
+/* What MT_Callbacks.variable_op does (the runtime's part of the variable functions of kernels_experimental.h). */
+enum { MT_VAR_ASSIGN = 0, MT_VAR_UPDATE = 1, MT_VAR_INPUT = 2, MT_VAR_SPARSE_ACCESS = 3 };
+enum { MT_VARF_LOCK_HELD = 1, MT_VARF_SPARSE = 2, MT_VARF_VALIDATE_SHAPE = 4, MT_VARF_VARIANT = 8 };
 enum { MT_RANK_EXACTLY = 0, MT_RANK_AT_LEAST = 1, MT_RANK_AT_MOST = 2 };
 enum { MT_CONTEXT_FUNCTION_LIBRARY = 0, MT_CONTEXT_CONFIG_PROTO = 1, MT_CONTEXT_RESOURCE_HANDLE = 2 };
 
@@ -300,9 +303,20 @@ typedef struct MT_Callbacks {
                             TF_ShapeHandle* out, TF_Status* status);
   void (*shape_set_unknown)(TF_ShapeInferenceContext* ctx, TF_Status* status);
   void (*release_object)(void* obj);
+
+  /* Variables. variable_op (what = MT_VAR_*, flags = MT_VARF_*) looks up the variable at resource input
+   * `input` and does the runtime's bookkeeping; it sets out[0] to the tensor of the variable's value the
+   * plugin works on, out[1] (or NULL) to a tensor the shim must first copy into out[0] with the plugin's
+   * copyFunc (copy-on-write), out[2] (MT_VAR_UPDATE) to the value input. *lock gets the variable lock the
+   * call took, or NULL; the shim releases it with variable_unlock when the plugin is done. variable_lock
+   * takes the locks of the variables at the resource inputs listed, in a fixed order. */
+  void (*variable_op)(TF_OpKernelContext* ctx, int what, int input, int value_index, int flags, TF_Tensor** out,
+                      void** lock, TF_Status* status);
+  void* (*variable_lock)(TF_OpKernelContext* ctx, const int* inputs, int len, TF_Status* status);
+  void (*variable_unlock)(void* lock);
 } MT_Callbacks;
 
-#define MT_CALLBACKS_STRUCT_SIZE TF_OFFSET_OF_END(MT_Callbacks, release_object)
+#define MT_CALLBACKS_STRUCT_SIZE TF_OFFSET_OF_END(MT_Callbacks, variable_unlock)
 
 /* Install the runtime's callbacks (copied); NULL detaches. */
 MT_EXPORT void MT_SetCallbacks(const MT_Callbacks* callbacks);

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from modtensor.api.dispatch import apply_op
+from modtensor.api.context import executing_eagerly
+from modtensor.api.dispatch import apply_op, refuse_eager_tensor
+from modtensor.framework import graph as graph_lib
+from modtensor.framework import op_def_library
 from modtensor.framework.op_registry import global_registry
 
 
@@ -20,7 +23,14 @@ def __getattr__(op_type: str) -> Callable[..., Any]:
     def raw_op(*args: Any, name: str | None = None, **kwargs: Any) -> Any:
         if args:
             raise TypeError(f"raw_ops.{op_type} only takes keyword args (possible keys: {_keys(op_type)})")
-        return apply_op(op_type, name=name, **kwargs)
+        if executing_eagerly():
+            return apply_op(op_type, name=name, **kwargs)
+        if not graph_lib.get_default_graph().building_function:
+            for arg_name, value in kwargs.items():
+                refuse_eager_tensor(value, arg_name)
+        op = op_def_library.apply_op(op_type, name=name, **kwargs)
+        outputs = op_def_library.outputs_of(op)
+        return op if outputs is None else outputs  # TF's wrappers return an op without outputs itself
 
     raw_op.__name__ = op_type
     raw_op.__qualname__ = op_type

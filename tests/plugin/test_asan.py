@@ -32,6 +32,7 @@ DRIVER = textwrap.dedent(
     from tests.plugin.support import node, run
     load_library(sys.argv[2])
     load_library(sys.argv[4])
+    load_library(sys.argv[5])
     shims = {line.split()[-1] for line in open("/proc/self/maps") if "libmodtensor_framework" in line}
     assert shims == {sys.argv[3]}, shims
     tensor = tensor_proto.make_tensor_proto
@@ -60,6 +61,18 @@ DRIVER = textwrap.dedent(
             run(node("MtApiCheck", ["x"]), [np.array([100.0], np.float32)])
         except errors.OutOfRangeError:
             pass
+        import modtensor as tf  # the variable functions of kernels_experimental.h (variable_plugin.c)
+        v = tf.Variable([1.0, 2.0])
+        held = v.read_value()
+        tf.raw_ops.MtVarScaleAdd(resource=v.handle, value=[1.0, 1.0])
+        tf.raw_ops.MtVarUpdate(resource=v.handle, value=[1.0, 1.0], subtract=True)
+        tf.raw_ops.MtVarAssign(resource=v.handle, value=[3.0, 4.0], validate_shape=True)
+        tf.raw_ops.MtVarSum(resource=v.handle)
+        try:
+            tf.raw_ops.MtVarUpdate(resource=v.handle, value=[1.0])
+        except errors.InvalidArgumentError:
+            pass
+        del v, held
     gc.collect()
     print("kernels ok", flush=True)
     run(node("MtOverflow", []), [])  # the control: reported, and (recoverable build) execution goes on
@@ -95,6 +108,7 @@ def asan_build(build_plugin, tmp_path_factory) -> dict[str, Path]:
         "shim": shim,
         "api_plugin": build_plugin("api_plugin_asan", sources=[CSRC / "api_plugin.c"], flags=ASAN_FLAGS),
         "overflow": build_plugin("overflow", flags=[*ASAN_FLAGS, "-fsanitize-recover=address"]),
+        "variable_plugin": build_plugin("variable_plugin_asan", sources=[CSRC / "variable_plugin.c"], flags=ASAN_FLAGS),
         "out": out,
     }
 
@@ -103,7 +117,7 @@ def run_under_asan(build: dict[str, Path]) -> subprocess.CompletedProcess:
     env = dict(os.environ, LD_PRELOAD=str(build["runtime"]), MODTENSOR_SHIM_LIBRARY=str(build["shim"]))
     # CPython's own allocations are not ours to check for leaks; keep going after a report (the control).
     env["ASAN_OPTIONS"] = "detect_leaks=0:halt_on_error=0"
-    plugins = [str(build["api_plugin"]), str(build["shim"]), str(build["overflow"])]
+    plugins = [str(build["api_plugin"]), str(build["shim"]), str(build["overflow"]), str(build["variable_plugin"])]
     args = [sys.executable, "-c", DRIVER, str(REPO), *plugins]
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
 

@@ -103,7 +103,7 @@ def test_context_queries():
     assert r["device"] == "/job:localhost/replica:0/task:0/device:CPU:0" and r["device_id"] == "0"
     assert (r["graph_def_version_pos"], r["frame"], r["iter"]) == ("1", "0", "0")
     assert r["config"] == "0:" and r["ref0"] == "0" and r["container"] == "localhost"
-    assert r["assign_variable"] == str(errors.UNIMPLEMENTED)
+    assert r["assign_ref_variable"] == str(errors.UNIMPLEMENTED)  # resource variables: tests/plugin/test_variables.py
     assert r["mutable_unset"].startswith("9:output 0 of 'n1' is not set yet")
 
 

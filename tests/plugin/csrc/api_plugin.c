@@ -291,8 +291,8 @@ static void info_compute(void* state, TF_OpKernelContext* ctx) {
   add_status(&t, "config", s);
   TF_DeleteBuffer(config);
   add(&t, "ref0=%d;", TF_IsRefInput(ctx, 0, s));
-  TF_AssignVariable(ctx, 0, 1, false, NULL, s);
-  add(&t, "assign_variable=%d;", (int)TF_GetCode(s));
+  TF_AssignRefVariable(ctx, 0, 0, 1, false, false, NULL, s); /* no ref variables in modtensor */
+  add(&t, "assign_ref_variable=%d;", (int)TF_GetCode(s));
   TF_StringView container = TF_GetResourceMgrDefaultContainerName(ctx);
   add(&t, "container=%.*s;", (int)container.len, container.data);
   TF_Tensor* unset = TF_GetMutableOutput(ctx, 0, s);

@@ -18,6 +18,7 @@ from modtensor.framework.protos import config_pb2, function_pb2
 from modtensor.framework.shape_inference import DimensionHandle, InferenceContext, ShapeHandle
 from modtensor.plugin.native.kernels import register_native_kernel
 from modtensor.plugin.native.ops import register_native_op
+from modtensor.plugin.native.variables import resource_handle_proto, variable_lock, variable_op
 from modtensor.runtime.allocator import CPUAllocator
 from modtensor.runtime.op_kernel import OpKernelConstruction, OpKernelContext
 
@@ -47,6 +48,8 @@ __all__ = [
     "shape_subshape",
     "shape_with_rank",
     "strings_as_objects",
+    "variable_lock",
+    "variable_op",
 ]
 
 # MT_CONTEXT_* and MT_RANK_* of csrc/shim/mt_internal.h.
@@ -156,12 +159,7 @@ def context_buffer(ctx: OpKernelContext, what: int, index: int) -> bytes:
     if what == _CONFIG_PROTO:
         config = getattr(ctx.step, "config_proto", None)
         return (config or config_pb2.ConfigProto()).SerializeToString()
-    raise errors.UnimplementedError(
-        None,
-        None,
-        f"TF_GetSerializedResourceHandleProto (input {index}) is not implemented by modtensor yet: "
-        "the runtime has no resource tensors",
-    )
+    return resource_handle_proto(ctx, index)
 
 
 def strings_as_objects(value: Any) -> np.ndarray:
