@@ -6,7 +6,8 @@ the plugin's devices against the CPU: an MLP and a conv-relu network in eager, `
 Session mode on both devices, 10,000 asynchronous kernel launches with the plugin's memory back to
 its baseline, 4 threads running Sessions at once, and, with the GPU build, a program written for
 ``/GPU:0`` unchanged, and, built with the fused_optimizer example (``make WITH_FUSED_OPTIMIZER=1``),
-the plugin's MatMul + BiasAdd + Relu fusion running as one kernel on the device.
+the plugin's MatMul + BiasAdd + Relu fusion running as one kernel on the device; variables on the
+device, updated by the plugin's kernels through the variable functions of kernels_experimental.h.
 (tests/plugin/test_pluggable_device_demo.py covers the in-process details.)
 """
 
@@ -215,6 +216,64 @@ FUSED_PROGRAM = textwrap.dedent(
 )
 
 
+VARIABLES = textwrap.dedent(
+    """
+    import io, sys
+    import numpy as np
+    import modtensor as tf
+    from modtensor.plugin import load_library
+    from modtensor.runtime.pluggable_device import DeviceBuffer
+
+    load_library(sys.argv[1])
+    with tf.device("/MY_DEVICE:0"):
+        v = tf.Variable([1.0, 2.0, 3.0])
+    var = v.handle._value[()].resource
+    assert v.device.endswith("device:MY_DEVICE:0") and v.handle.device == v.device
+    assert isinstance(var.tensor, DeviceBuffer)  # the value lives in the device's memory
+    v.assign_add([1.0, 1.0, 1.0])  # the plugin's AssignAddVariableOp, enqueued on the device stream
+    held = v.read_value()
+    v.assign_sub([0.5, 0.5, 0.5])  # the read holds the buffer: the plugin's copyFunc copies it first
+    np.testing.assert_array_equal(held.numpy(), [2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(v.numpy(), [1.5, 2.5, 3.5])
+    assert isinstance(var.tensor, DeviceBuffer)
+    opt = tf.optimizers.SGD(0.5)  # ResourceApplyGradientDescent of the plugin
+    opt.apply_gradients([(tf.constant([1.0, 2.0, 3.0]), v)])
+    np.testing.assert_array_equal(v.numpy(), [1.0, 1.5, 2.0])
+
+    @tf.function
+    def step(g):
+        v.assign_add(g)
+        opt.apply_gradients([(g, v)])
+        return v.read_value() * 2
+
+    np.testing.assert_array_equal(step(tf.constant([1.0, 1.0, 1.0])).numpy(), [3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(v.numpy(), [1.5, 2.0, 2.5])
+    assert tf.Variable(3).device.endswith("CPU:0")  # no int32 VarHandleOp on devices, as TF's DEFAULT kernel
+
+    g = tf.Graph()
+    with g.as_default():
+        with tf.compat.v1.device("/MY_DEVICE:0"):
+            w = tf.compat.v1.Variable([1.0, 2.0], name="w")
+            update = w.assign_add([1.0, 1.0], read_value=False)
+        log = io.StringIO()
+        real = sys.stdout
+        sys.stdout = log
+        try:
+            sess = tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(log_device_placement=True))
+            sess.run(w.initializer)
+            sess.run(update)
+            value = sess.run(w)
+        finally:
+            sys.stdout = real
+        np.testing.assert_array_equal(value, [2.0, 3.0])
+        assert "AssignAddVariableOp: (AssignAddVariableOp): /job:localhost/replica:0/task:0/device:MY_DEVICE:0" in (
+            log.getvalue()
+        ), log.getvalue()
+    print("variables ok", flush=True)
+    """
+)
+
+
 def build(build_plugin, device_type: str) -> Path:
     """The plugin built for ``device_type``."""
     flags = ["-std=c11", "-D_GNU_SOURCE", "-fvisibility=hidden", f"-DDEMO_DEVICE_TYPE={device_type}", "-lm"]
@@ -233,6 +292,11 @@ def run_child(script: str, plugin: Path) -> str:
 def test_models_sessions_threads_and_launches_on_my_device(build_plugin):
     out = run_child(MODES, build(build_plugin, "MY_DEVICE"))
     assert out.split("\n")[:3] == ["modes ok", "launches ok", "threads ok"]
+
+
+def test_variables_live_and_update_on_my_device(build_plugin):
+    """Eager, tf.function and Session variables on MY_DEVICE: the plugin's update kernels, copy-on-write."""
+    assert run_child(VARIABLES, build(build_plugin, "MY_DEVICE")).strip() == "variables ok"
 
 
 def test_a_gpu_program_runs_unchanged_on_the_gpu_build(build_plugin):

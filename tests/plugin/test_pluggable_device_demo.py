@@ -16,7 +16,9 @@ from modtensor.runtime import device_factory
 from .support import REPO
 
 DEMO = REPO / "examples" / "plugins" / "demo_device"
-SOURCES = [DEMO / f for f in ("platform.c", "stream_executor.c", "stream.c", "arena.c", "kernels.c")]
+SOURCES = [
+    DEMO / f for f in ("platform.c", "stream_executor.c", "stream.c", "arena.c", "kernels.c", "variable_kernels.c")
+]
 
 
 @pytest.fixture(scope="module")

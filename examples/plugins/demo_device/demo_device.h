@@ -153,4 +153,7 @@ void demo_fill_stream_executor(SP_StreamExecutor* se);
 void demo_register_fused_kernel(TF_Status* status);
 #endif
 
+/* ---- variable_kernels.c: AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent ---- */
+void demo_register_variable_kernels(TF_Status* status);
+
 #endif /* DEMO_DEVICE_H_ */

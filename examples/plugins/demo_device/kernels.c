@@ -1,5 +1,6 @@
 /* float32 kernels of the demo device, registered by TF_InitKernel for DEMO_DEVICE_TYPE:
- * AddV2, Mul, Relu, BiasAdd, MatMul, Conv2D, MaxPool and Softmax (NHWC layouts).
+ * AddV2, Mul, Relu, BiasAdd, MatMul, Conv2D, MaxPool and Softmax (NHWC layouts); the variable
+ * updates of variable_kernels.c are registered here too.
  *
  * Each compute function works like a GPU kernel launch: it takes the stream with
  * TF_GetStream, checks the shapes, allocates its output with TF_AllocateOutput (device
@@ -569,6 +570,8 @@ DEMO_EXPORT void TF_InitKernel(void) {
   register_kernel("Conv2D", create_conv2d, st);
   register_kernel("MaxPool", create_maxpool, st);
   register_kernel("Softmax", create_softmax, st);
+  TF_SetStatus(st, TF_OK, "");
+  demo_register_variable_kernels(st); /* variable_kernels.c */
 #ifdef DEMO_WITH_FUSED_OPTIMIZER
   TF_SetStatus(st, TF_OK, "");
   demo_register_fused_kernel(st); /* fused_kernel.c */

@@ -87,7 +87,8 @@ class Optimizer:
         self._slots: dict[Any, dict[str, Variable]] = {}  # variable ref -> slot name -> slot variable
         self._variables: list[Variable] = []
         self._trainable_variables: list[Variable] = []
-        with init_scope():
+        # The step count and learning rate are host scalars (a device plugin need not have int64 kernels).
+        with init_scope(), _host_device():
             self._iterations = Variable(0, name=f"{self.name}/iteration", dtype=dtypes.int64, trainable=False)
             self._variables.append(self._iterations)
             if callable(learning_rate):
@@ -251,6 +252,12 @@ class Optimizer:
 
     def __repr__(self) -> str:
         return f"<modtensor.optimizers.{type(self).__name__} name={self.name!r}>"
+
+
+def _host_device() -> Any:
+    from modtensor.api.context import device
+
+    return device("/CPU:0")
 
 
 def _device_of(variable: Variable) -> Any:

@@ -191,3 +191,42 @@ void TF_OpKernelContext_Failure(TF_OpKernelContext* ctx, TF_Status* st) {
   ctx->failed = 1;
   TF_SetStatus(&ctx->status, TF_GetCode(st), TF_Message(st));
 }
+
+/* ---- the kernels_experimental.h variable functions the plugin's variable kernels link against ----
+ * This harness has no variables: the calls fail cleanly. The variable kernels run against
+ * modtensor's real implementation in tests/plugin/test_demo_device_runtime.py. */
+
+int64_t TF_TensorElementCount(const TF_Tensor* t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->nd; ++i) n *= t->dims[i];
+  return n;
+}
+
+void TF_KernelBuilder_HostMemory(TF_KernelBuilder* b, const char* arg_name) {
+  (void)b, (void)arg_name;
+}
+
+void TF_AssignUpdateVariable(TF_OpKernelContext* ctx, int input_index, int value_index, int op, int variant,
+                             void (*copy)(TF_OpKernelContext*, TF_Tensor*, TF_Tensor*),
+                             void (*update)(TF_OpKernelContext*, TF_Tensor*, TF_Tensor*, int), TF_Status* st) {
+  (void)ctx, (void)input_index, (void)value_index, (void)op, (void)variant, (void)copy, (void)update;
+  TF_SetStatus(st, TF_UNIMPLEMENTED, "the harness has no variables");
+}
+
+void TF_MaybeLockVariableInputMutexesInOrder(TF_OpKernelContext* ctx, bool do_lock, bool sparse, const int* const inputs,
+                                             size_t len, void (*copy)(TF_OpKernelContext*, TF_Tensor*, TF_Tensor*),
+                                             TF_VariableInputLockHolder** holder, TF_Status* st) {
+  (void)ctx, (void)do_lock, (void)sparse, (void)inputs, (void)len, (void)copy;
+  *holder = NULL;
+  TF_SetStatus(st, TF_UNIMPLEMENTED, "the harness has no variables");
+}
+
+void TF_GetInputTensorFromVariable(TF_OpKernelContext* ctx, int input, bool lock_held, bool variant, bool sparse,
+                                   void (*copy)(TF_OpKernelContext*, TF_Tensor*, TF_Tensor*), TF_Tensor** out,
+                                   TF_Status* st) {
+  (void)ctx, (void)input, (void)lock_held, (void)variant, (void)sparse, (void)copy;
+  *out = NULL;
+  TF_SetStatus(st, TF_UNIMPLEMENTED, "the harness has no variables");
+}
+
+void TF_ReleaseVariableInputLockHolder(TF_VariableInputLockHolder* holder) { (void)holder; }
