@@ -40,7 +40,6 @@ DEFAULT_DEVICE_TYPE = "DEFAULT"
 KernelFactory = Callable[["OpKernelConstruction"], "OpKernel"]
 
 KERNEL_LABEL_ATTR = "_kernel"  # the NodeDef attr that selects a labelled kernel, as in TF
-DEFAULT_DEVICE_TYPE = "DEFAULT"  # TF's DEVICE_DEFAULT: kernels for any device type that has none of its own
 
 
 def _type_name(enum: int) -> str:
@@ -296,22 +295,11 @@ class KernelRegistry:
                 )
         return best, seen
 
-    def _find_or_default(
-        self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str
-    ) -> tuple[KernelRegistration | None, bool]:
-        """``_find`` on ``device_type``, else on DEFAULT: TF's DEVICE_DEFAULT kernels serve device types
-        without a matching kernel of their own (device-agnostic kernels such as the variable ops)."""
-        best, seen = self._find(node_def, op_def, device_type)
-        if best is None and device_type != DEFAULT_DEVICE_TYPE:
-            best, seen_default = self._find(node_def, op_def, DEFAULT_DEVICE_TYPE)
-            seen = seen or seen_default
-        return best, seen
-
     def find_kernel(
         self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str
     ) -> KernelRegistration:
         """The kernel serving ``node_def`` on ``device_type``; NotFoundError in TF's form when none does."""
-        best, seen = self._find_or_default(node_def, op_def, device_type)
+        best, seen = self._find(node_def, op_def, device_type)
         if best is not None:
             return best
         message = (
@@ -328,7 +316,7 @@ class KernelRegistry:
 
     def has_kernel(self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str) -> bool:
         """True when find_kernel would succeed (ambiguity and bad constraints still raise)."""
-        return self._find_or_default(node_def, op_def, device_type)[0] is not None
+        return self._find(node_def, op_def, device_type)[0] is not None
 
     def supported_device_types(
         self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_types: Sequence[str] | None = None
