@@ -29,6 +29,7 @@ from modtensor.runtime import context as runtime_context
 from modtensor.runtime import device_factory
 from modtensor.runtime.device import Device
 from modtensor.runtime.eager_conversion import convert_value, numpy_dtype
+from modtensor.runtime.kernel_registry import add_kernel_change_listener
 
 __all__ = [
     "NO_NAME",
@@ -745,6 +746,19 @@ def clear_kernel_cache() -> None:
         _CACHE.clear()
     for entry in entries:
         entry.close()
+
+
+def _forget_op(op_type: str) -> None:
+    """Drop the cached kernels of one op: a kernel of it was registered or removed (a plugin loaded or unloaded),
+    so the next call chooses again (priority, device) instead of running what was chosen before."""
+    with _cache_lock:
+        stale = [key for key in _CACHE if key[0] == op_type]
+        entries = [_CACHE.pop(key) for key in stale]
+    for entry in entries:
+        entry.close()
+
+
+add_kernel_change_listener(_forget_op)
 
 
 # ============================================================================= the front door
