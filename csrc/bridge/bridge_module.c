@@ -42,6 +42,8 @@ static const char* const kHookNames[HOOK_COUNT] = {
     [HOOK_SHAPE_SUBSHAPE] = "shape_subshape",
     [HOOK_SHAPE_CONCATENATE] = "shape_concatenate",
     [HOOK_SHAPE_SET_UNKNOWN] = "shape_set_unknown",
+    [HOOK_REGISTRY_QUERY] = "registry_query",
+    [HOOK_TENSOR_FROM_PROTO] = "tensor_from_proto",
 };
 
 /* The pending exception as one object (PyErr_GetRaisedException on 3.12+). */
