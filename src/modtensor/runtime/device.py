@@ -9,6 +9,8 @@ work hides behind ``from_host``/``to_host``/``copy_to``/``synchronize``.
 
 from __future__ import annotations
 
+import sys
+
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -136,7 +138,14 @@ class Device:
 
         The caller has already checked that nothing else references ``value`` itself.
         """
-        return isinstance(value, np.ndarray) and value.base is None and value.flags.writeable
+        if not isinstance(value, np.ndarray) or not value.flags.writeable:
+            return False
+        base = value.base
+        if base is None:
+            return True
+        # An aligned allocation (allocator.aligned_empty) is a view of a raw byte array only it holds;
+        # numpy makes any other view of that memory reference the raw array too.
+        return type(base) is np.ndarray and base.base is None and sys.getrefcount(base) <= 3  # the view, `base`, the argument
 
     def zeros(self, shape: Sequence[int], dtype: Any) -> Any:
         """A zero-filled value from this device's allocator."""

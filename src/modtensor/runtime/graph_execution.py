@@ -124,7 +124,7 @@ def compile_graph(
                 registry=registry,
             ).graph_def
         optimization = _optimize(needed, feed_names, fetch_names, target_names, options, devices)
-        graph_def = optimization.graph_def
+        graph_def = _in_original_order(optimization.graph_def, needed)
     pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client).run()
     placement = place(
         pruned.graph_def,
@@ -365,6 +365,31 @@ def _optimize(
         device_types=tuple(sorted({d.device_type for d in devices})),
     )
     return meta_optimizer.optimize(item, rewrite, host_evaluator=host_evaluator(devices))
+
+
+def _in_original_order(optimized: graph_pb2.GraphDef, original: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """The optimized graph with the nodes that were in ``original`` back in its order (added nodes stay
+    after the node the optimizer put them behind).
+
+    Executors run nodes in GraphDef order where the dependencies allow, as TensorFlow's executor
+    follows node ids. Keeping the user's order matters for plugins whose kernels write in place
+    through aliases they assume are read first (ITEX marks a Softmax after a Reshape ``is_inplace``).
+    """
+    position = {node.name: i for i, node in enumerate(original.node)}
+    keys = []
+    last = -1.0
+    for i, node in enumerate(optimized.node):
+        if node.name in position:
+            last = float(position[node.name])
+        keys.append((last, node.name not in position, i))
+    order = sorted(range(len(optimized.node)), key=keys.__getitem__)
+    if order == list(range(len(optimized.node))):
+        return optimized
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(optimized)
+    del out.node[:]
+    out.node.extend(optimized.node[i] for i in order)
+    return out
 
 
 def host_evaluator(devices: DeviceSet | None = None) -> Any:
