@@ -9,9 +9,8 @@ work hides behind ``from_host``/``to_host``/``copy_to``/``synchronize``.
 
 from __future__ import annotations
 
-import sys
-
 import random
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
