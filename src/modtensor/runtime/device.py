@@ -143,8 +143,9 @@ class Device:
         if base is None:
             return True
         # An aligned allocation (allocator.aligned_empty) is a view of a raw byte array only it holds;
-        # numpy makes any other view of that memory reference the raw array too.
-        return type(base) is np.ndarray and base.base is None and sys.getrefcount(base) <= 3  # the view, `base`, the argument
+        # numpy makes any other view of that memory reference the raw array too. References counted:
+        # the view's, the local `base`, getrefcount's argument.
+        return type(base) is np.ndarray and base.base is None and sys.getrefcount(base) <= 3
 
     def zeros(self, shape: Sequence[int], dtype: Any) -> Any:
         """A zero-filled value from this device's allocator."""
