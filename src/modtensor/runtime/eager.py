@@ -1052,7 +1052,7 @@ def _prepare(
     del node.input[:]
 
     input_devices = [s._device if s is not None else None for s in sources]
-    device = _select_device(info, node, scope, input_devices, name)
+    device = _select_device(info, node, scope, input_devices, name, flat)
     from modtensor.runtime.op_kernel import create_kernel
 
     try:
@@ -1169,9 +1169,12 @@ def _select_device(
     scope: runtime_context.EagerScope | None,
     input_devices: list[Device | None],
     name: str | None,
+    flat_inputs: list[Any] | None = None,
 ) -> Device:
     """TF eager placement: the scoped device (soft placement when it lacks a kernel or does not exist),
-    else the inputs' common device when it has a kernel, else the highest-priority device type with one."""
+    else the inputs' common non-CPU device when it has a kernel, else (small integer ops on host inputs
+    stay on the host, TF's MaybePinSmallOpsToCpu) the highest-priority device type with one: as in
+    TF, an op on host tensors runs on a plugin device when that device has a kernel for it."""
     from modtensor.runtime.kernel_registry import global_kernel_registry
 
     registry = global_kernel_registry()
@@ -1201,8 +1204,10 @@ def _select_device(
         present = {d for d in input_devices if d is not None}
         if len(present) == 1:
             (device,) = present
-            if has_kernel(device.device_type):
+            if not device.is_host and has_kernel(device.device_type):
                 return device
+        if _pin_small_op_to_host(node, op_def, input_devices, flat_inputs or []):
+            return devices.client_device
     for device_type in devices.prioritized_device_types():
         if has_kernel(device_type):
             return devices.devices_of_type(device_type)[0]
@@ -1213,6 +1218,23 @@ def _select_device(
         f"All kernels registered for op {node.op}:\n{registry.registered_kernels_string(node.op)}"
     )
     raise _with_op(errors.NotFoundError(None, None, message), info.name, name)
+
+
+_SMALL_OP_ELEMENTS = 64  # TF keeps ops on host int32/int64 inputs of at most 64 elements on the CPU
+
+
+def _pin_small_op_to_host(
+    node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, input_devices: list[Device | None], flat_inputs: list[Any]
+) -> bool:
+    """TF's MaybePinSmallOpsToCpu: an op with host inputs that are all small int32/int64 tensors (shape
+    arithmetic) stays on the host instead of going to the preferred non-CPU device."""
+    if not flat_inputs or any(d is not None and not d.is_host for d in input_devices):
+        return False
+    for value in flat_inputs:
+        dtype = getattr(value, "dtype", None)
+        if dtype not in (np.int32, np.int64) or getattr(value, "size", _SMALL_OP_ELEMENTS + 1) > _SMALL_OP_ELEMENTS:
+            return False
+    return True
 
 
 def _copy_plan(kernel: Any, device: Device, input_devices: list[Device | None]) -> list[Any] | None:
