@@ -48,6 +48,13 @@ def run_model(name: str, info: dict) -> dict:
 
 
 def main() -> None:
+    from modtensor.runtime import inter_op
+
+    # One inter-op thread: nodes run in the user's order. ITEX's optimizer marks a Softmax whose
+    # input comes through a Reshape `is_inplace`, and its kernel then writes into the Reshape's
+    # buffer, which the Reshape shares with a tensor another Softmax still reads (small_cnn's
+    # `probs` and `grouped/probs`): with parallel nodes that is a data race, in TensorFlow too.
+    inter_op.set_inter_op_parallelism_threads(1)
     manifest = json.loads((MODELS / "manifest.json").read_text())["models"]
     names = sys.argv[1:] or sorted(manifest)
     result = {"models": {name: run_model(name, manifest[name]) for name in names}}
