@@ -1,12 +1,15 @@
 """Build of modtensor's native parts (everything else is declared in pyproject.toml).
 
-Two C libraries are built with the package:
+Three C libraries are built with the package:
 
 - ``modtensor/lib/libmodtensor_framework.so``: the shim exporting TensorFlow's plugin
   C API (csrc/shim, plain C11, no Python dependency). Plugins resolve their ``TF_*``
   symbols from it; ``modtensor.sysconfig.get_link_flags()`` links against it.
 - ``modtensor/plugin/native/_bridge``: the CPython extension that attaches the
   Python runtime to the shim (csrc/bridge, links the shim through an $ORIGIN rpath).
+
+- ``modtensor/lib/_pywrap_tensorflow_internal.so``: a library with the name binary TensorFlow
+  plugins list as NEEDED (csrc/compat), depending on the shim; loaded before plugins.
 
 The C headers under include/ are installed as ``modtensor/include`` so that
 ``modtensor.sysconfig.get_include()`` works from an installed package.
@@ -26,6 +29,8 @@ ROOT = Path(__file__).resolve().parent
 SHIM = "modtensor.lib.libmodtensor_framework"
 SHIM_FILE = "libmodtensor_framework.so"
 BRIDGE = "modtensor.plugin.native._bridge"
+COMPAT = "modtensor.lib._pywrap_tensorflow_internal"
+COMPAT_FILE = "_pywrap_tensorflow_internal.so"
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
 
 
@@ -38,9 +43,10 @@ class BuildNative(build_ext):
 
     def get_ext_filename(self, fullname: str) -> str:
         # Called with the full dotted name or only its last part, depending on the caller.
-        if fullname in (SHIM, SHIM.rpartition(".")[2]):
-            filename = super().get_ext_filename(fullname)
-            return os.path.join(os.path.dirname(filename), SHIM_FILE)
+        for dotted, file in ((SHIM, SHIM_FILE), (COMPAT, COMPAT_FILE)):
+            if fullname in (dotted, dotted.rpartition(".")[2]):
+                filename = super().get_ext_filename(fullname)
+                return os.path.join(os.path.dirname(filename), file)
         return super().get_ext_filename(fullname)
 
     def copy_extensions_to_source(self) -> None:
@@ -64,7 +70,7 @@ class BuildNative(build_ext):
         import numpy
 
         by_name = {ext.name: ext for ext in self.extensions}
-        shim, bridge = by_name[SHIM], by_name[BRIDGE]
+        shim, bridge, compat = by_name[SHIM], by_name[BRIDGE], by_name[COMPAT]
         # Both are optional: without a C toolchain (or Python.h) modtensor still installs and works,
         # and loading a native plugin explains what is missing.
         with self._filter_build_errors(shim):
@@ -75,6 +81,9 @@ class BuildNative(build_ext):
         bridge.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
         with self._filter_build_errors(bridge):
             self.build_extension(bridge)
+        compat.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
+        with self._filter_build_errors(compat):
+            self.build_extension(compat)
 
 
 class BuildPyWithHeaders(build_py):
@@ -105,6 +114,16 @@ setup(
             libraries=[f":{SHIM_FILE}"],
             extra_compile_args=[*WARNINGS, "-O2"],
             extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib", "-pthread"],
+            optional=True,
+        ),
+        # The name binary TensorFlow plugins list as NEEDED (csrc/compat): resolves them against the shim.
+        Extension(
+            COMPAT,
+            sources=_sources("compat"),
+            include_dirs=["include"],
+            libraries=[f":{SHIM_FILE}"],
+            extra_compile_args=[*WARNINGS, "-O2"],
+            extra_link_args=[f"-Wl,-soname,{COMPAT_FILE}", "-Wl,-rpath,$ORIGIN", "-Wl,-z,defs"],
             optional=True,
         ),
     ],

@@ -46,6 +46,9 @@ PUBLIC_HEADERS = [
     "tensorflow/c/kernels_experimental.h",
     "tensorflow/c/experimental/grappler/grappler.h",
     "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h",
+    "tensorflow/c/c_api.h",
+    "tensorflow/c/eager/c_api.h",
+    "tensorflow/c/c_api_experimental.h",
 ]
 # ... and the order their declarations are read in: a name belongs to the first header
 # declaring it, so the internal headers come before the public ones that include them.
@@ -64,13 +67,17 @@ PARSE_ORDER = [
     "tensorflow/c/experimental/stream_executor/stream_executor.h",
     "tensorflow/core/common_runtime/next_pluggable_device/c/tf_rendezvous_c_api.h",
     "tensorflow/c/c_api.h",
+    "tensorflow/c/eager/c_api.h",
+    "tensorflow/c/c_api_experimental.h",
     "tensorflow/c/kernels.h",
     "tensorflow/c/kernels_experimental.h",
     "tensorflow/c/experimental/grappler/grappler.h",
     "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h",
 ]
-# kernels.h and grappler.h include the whole of c_api.h; only this much of it is covered.
-PARTIAL = {"tensorflow/c/c_api.h": {"TF_StringView"}}
+# Headers covered only in part (none since c_api.h, c_api_experimental.h and eager/c_api.h are shipped).
+PARTIAL: dict[str, set[str]] = {}
+# Functions with a C++-only overload (eager/c_api.h's tensorflow::Tensor one): no single type to probe.
+CXX_OVERLOADED = {"TFE_NewTensorHandle"}
 # Object-like macros that are not integer constants: the export attribute.
 NOT_CONSTANTS = {"TF_CAPI_EXPORT"}
 _BUILTIN_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool"}
@@ -165,7 +172,7 @@ def measure(include: pathlib.Path, names: dict) -> dict:
         macros=list(names["macros"]),
         variables=list(names["variables"]),
         typedefs=list(names["typedefs"]),
-        functions=list(names["functions"]),
+        functions=[f for f in names["functions"] if f not in CXX_OVERLOADED],
     )
     with tempfile.TemporaryDirectory() as tmp:
         res = run_probe(spec, [include], pathlib.Path(tmp), cplusplus=True)
@@ -189,7 +196,7 @@ def measure(include: pathlib.Path, names: dict) -> dict:
     typedefs = {k: {**v, "type": res.types[f"typedef:{k}"]} for k, v in names["typedefs"].items()}
     macros = {k: {**v, "value": res.macros[k]} for k, v in names["macros"].items()}
     variables = {k: {**v, "value": res.variables[k]} for k, v in names["variables"].items()}
-    functions = {k: {**v, "type": res.types[f"function:{k}"]} for k, v in names["functions"].items()}
+    functions = {k: {**v, "type": res.types.get(f"function:{k}")} for k, v in names["functions"].items()}
     if missing:
         raise SystemExit(f"probe printed no value for: {', '.join(missing)}")
     return {

@@ -53,6 +53,8 @@ enum {
   HOOK_SHAPE_SET_UNKNOWN,
   HOOK_VARIABLE_OP,
   HOOK_VARIABLE_LOCK,
+  HOOK_REGISTRY_QUERY,
+  HOOK_TENSOR_FROM_PROTO,
   HOOK_COUNT
 };
 
@@ -105,6 +107,10 @@ PyObject* mt_value_from_tensor(const TF_Tensor* t);
 int mt_device_buffer_info(PyObject* value, void** address, size_t* nbytes);
 /* The runtime value of an output on a device buffer's memory (the buffer or a view of it). */
 PyObject* mt_device_value(PyObject* owner, const TF_Tensor* t);
+
+/* A new C-contiguous array of `descr` (a reference is stolen) whose data is MT_ALIGNMENT-aligned
+ * (TensorFlow's 64 bytes: plugins built with Eigen/oneDNN check TF_TensorIsAligned). */
+PyObject* mt_aligned_empty(int nd, const npy_intp* dims, PyArray_Descr* descr);
 
 /* Fill `in` from runtime value `value` of type `dtype`. Temporary arrays go into
  * `*keep` (a list made on demand). Returns 0, or -1 with a Python exception. */

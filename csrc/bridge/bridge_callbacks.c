@@ -140,6 +140,33 @@ static TF_Buffer* cb_construction_node_def(TF_OpKernelConstruction* ctx, TF_Stat
   return result;
 }
 
+/* A tensor owned by the caller from a hook's (array, TF_DataType) pair; strings are copied out of the views. */
+static TF_Tensor* tensor_from_pair(PyObject* pair, TF_Status* status) {
+  PyObject* array = PyTuple_GET_ITEM(pair, 0);
+  TF_DataType dtype = (TF_DataType)PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
+  if (dtype != TF_STRING) return mt_tensor_from_array(array, dtype, status);
+  MT_Input in;
+  memset(&in, 0, sizeof in);
+  PyObject* keep = NULL;
+  if (mt_fill_input(&in, array, TF_STRING, &keep) < 0) {
+    mt_status_from_exception(status);
+    Py_XDECREF(keep);
+    return NULL;
+  }
+  int64_t count = MT_NumElements(in.dims, in.num_dims);
+  MT_Buffer* buf = MT_AllocateBuffer(TF_STRING, (size_t)count * sizeof(TF_TString));
+  TF_TString* dst = (TF_TString*)buf->data;
+  const TF_TString* src = (const TF_TString*)in.data;
+  for (int64_t j = 0; j < count; ++j) {
+    TF_TString_Copy(&dst[j], TF_TString_GetDataPointer(&src[j]), TF_TString_GetSize(&src[j]));
+  }
+  TF_Tensor* t = MT_NewTensorOnBuffer(TF_STRING, in.dims, in.num_dims, buf);
+  MT_BufferUnref(buf);
+  mt_release_input(&in);
+  Py_XDECREF(keep);
+  return t;
+}
+
 /* The hook returns a list of (array, TF_DataType) pairs. */
 static void cb_construction_attr_tensors(TF_OpKernelConstruction* ctx, const char* name, TF_Tensor** vals,
                                          int max_vals, TF_Status* status) {
@@ -151,40 +178,42 @@ static void cb_construction_attr_tensors(TF_OpKernelConstruction* ctx, const cha
     Py_ssize_t n = PyList_Check(r) ? PyList_GET_SIZE(r) : 0;
     Py_ssize_t limit = max_vals < 0 ? 1 : max_vals;
     for (Py_ssize_t i = 0; i < n && i < limit; ++i) {
-      PyObject* pair = PyList_GET_ITEM(r, i);
-      PyObject* array = PyTuple_GET_ITEM(pair, 0);
-      TF_DataType dtype = (TF_DataType)PyLong_AsLong(PyTuple_GET_ITEM(pair, 1));
-      TF_Tensor* t;
-      if (dtype == TF_STRING) {
-        MT_Input in;
-        memset(&in, 0, sizeof in);
-        PyObject* keep = NULL;
-        if (mt_fill_input(&in, array, TF_STRING, &keep) < 0) {
-          mt_status_from_exception(status);
-          Py_XDECREF(keep);
-          break;
-        }
-        /* Tensor attrs are owned by the caller: copy the strings out of the views. */
-        int64_t count = MT_NumElements(in.dims, in.num_dims);
-        MT_Buffer* buf = MT_AllocateBuffer(TF_STRING, (size_t)count * sizeof(TF_TString));
-        TF_TString* dst = (TF_TString*)buf->data;
-        const TF_TString* src = (const TF_TString*)in.data;
-        for (int64_t j = 0; j < count; ++j) {
-          TF_TString_Copy(&dst[j], TF_TString_GetDataPointer(&src[j]), TF_TString_GetSize(&src[j]));
-        }
-        t = MT_NewTensorOnBuffer(TF_STRING, in.dims, in.num_dims, buf);
-        MT_BufferUnref(buf);
-        mt_release_input(&in);
-        Py_XDECREF(keep);
-      } else {
-        t = mt_tensor_from_array(array, dtype, status);
-        if (t == NULL) break;
-      }
+      TF_Tensor* t = tensor_from_pair(PyList_GET_ITEM(r, i), status);
+      if (t == NULL) break;
       vals[i] = t;
     }
     Py_DECREF(r);
   }
   WITH_GIL_END
+}
+
+/* ---------------------------------------------------------------- c_api.h: registries and protos */
+
+static TF_Buffer* cb_registry_query(int what, const char* name, TF_Status* status) {
+  TF_Buffer* result = NULL;
+  WITH_GIL_BEGIN
+  PyObject* r = mt_call_hook(HOOK_REGISTRY_QUERY, Py_BuildValue("(iz)", what, name), status);
+  if (r != NULL) {
+    result = buffer_from_bytes(r, status);
+    Py_DECREF(r);
+  }
+  WITH_GIL_END
+  return result;
+}
+
+/* The hook returns one (array, TF_DataType) pair. */
+static TF_Tensor* cb_tensor_from_proto(const void* proto, size_t proto_len, TF_Status* status) {
+  TF_Tensor* result = NULL;
+  WITH_GIL_BEGIN
+  PyObject* r = mt_call_hook(HOOK_TENSOR_FROM_PROTO,
+                             Py_BuildValue("(y#)", proto == NULL ? "" : (const char*)proto, (Py_ssize_t)proto_len),
+                             status);
+  if (r != NULL) {
+    result = tensor_from_pair(r, status);
+    Py_DECREF(r);
+  }
+  WITH_GIL_END
+  return result;
 }
 
 /* ---------------------------------------------------------------- kernel calls */
@@ -209,7 +238,7 @@ static TF_Tensor* allocate_strings(TF_OpKernelContext* ctx, int what, int index,
   return t;
 }
 
-/* np.empty in C when the device's allocator is the runtime's plain numpy allocator
+/* An aligned np.empty in C when the device's allocator is the runtime's plain numpy allocator
  * without statistics (what CPUAllocator.allocate would do); NULL without an error
  * when that does not apply. As OpKernelContext.allocate_output, sets the output. */
 static PyObject* fast_host_empty(TF_OpKernelContext* ctx, int what, int index, TF_DataType dtype,
@@ -231,7 +260,7 @@ static PyObject* fast_host_empty(TF_OpKernelContext* ctx, int what, int index, T
   npy_intp shape[NPY_MAXDIMS];
   for (int i = 0; i < num_dims; ++i) shape[i] = (npy_intp)dims[i];
   Py_INCREF(descr);
-  PyObject* array = PyArray_Empty(num_dims, shape, descr, 0);
+  PyObject* array = mt_aligned_empty(num_dims, shape, descr); /* what CPUAllocator.allocate does: 64-byte aligned */
   if (array == NULL || what != MT_ALLOC_OUTPUT) return array;
   PyObject* outputs = PyObject_GetAttr((PyObject*)ctx->py, mt_str_outputs);
   if (outputs == NULL || !PyList_Check(outputs) || PyList_SetItem(outputs, index, Py_NewRef(array)) < 0) {
@@ -301,7 +330,8 @@ static TF_Tensor* cb_forward_or_allocate(TF_OpKernelContext* ctx, const int* can
     /* As in TensorFlow, an input the kernel holds a handle to (TF_GetInput) is not forwarded. */
     MT_Buffer* buf = __atomic_load_n(&ctx->inputs[c].buffer, __ATOMIC_ACQUIRE);
     if (buf != NULL && atomic_load(&buf->refs) > 1) continue;
-    if (ctx->inputs[c].borrowed != 1) continue; /* strings and contiguous copies are not the runtime's value */
+    /* Strings and conversions are not the runtime's value; a copy of one (3) stands in for it. */
+    if (ctx->inputs[c].borrowed != 1 && ctx->inputs[c].borrowed != 3) continue;
     PyObject* index = PyLong_FromLong(c);
     PyList_Append(usable, index);
     Py_DECREF(index);
@@ -312,7 +342,19 @@ static TF_Tensor* cb_forward_or_allocate(TF_OpKernelContext* ctx, const int* can
     if (r != NULL) {
       PyObject* array = PyTuple_GET_ITEM(r, 0);
       int fwd = (int)PyLong_AsLong(PyTuple_GET_ITEM(r, 1));
-      t = mt_tensor_from_array(array, dtype, status);
+      if (fwd >= 0 && fwd < ctx->num_inputs && ctx->inputs[fwd].borrowed == 3) {
+        /* The runtime let input `fwd` go; the kernel reads an aligned copy of it: forward the copy. */
+        array = (PyObject*)ctx->inputs[fwd].owner;
+        PyObject* outputs = PyObject_GetAttr((PyObject*)ctx->py, mt_str_outputs);
+        if (outputs == NULL || !PyList_Check(outputs) || PyList_SetItem(outputs, output_index, Py_NewRef(array)) < 0) {
+          Py_XDECREF(outputs);
+          mt_status_from_exception(status);
+          array = NULL;
+        } else {
+          Py_DECREF(outputs);
+        }
+      }
+      t = array == NULL ? NULL : mt_tensor_from_array(array, dtype, status);
       if (t != NULL) {
         set_output_tensor(ctx, output_index, t);
         *forwarded = fwd;
@@ -565,5 +607,7 @@ void mt_install_callbacks(void) {
   cb.variable_op = cb_variable_op;
   cb.variable_lock = cb_variable_lock;
   cb.variable_unlock = cb_variable_unlock;
+  cb.registry_query = cb_registry_query;
+  cb.tensor_from_proto = cb_tensor_from_proto;
   MT_SetCallbacks(&cb);
 }

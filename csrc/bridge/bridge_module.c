@@ -44,6 +44,8 @@ static const char* const kHookNames[HOOK_COUNT] = {
     [HOOK_SHAPE_SET_UNKNOWN] = "shape_set_unknown",
     [HOOK_VARIABLE_OP] = "variable_op",
     [HOOK_VARIABLE_LOCK] = "variable_lock",
+    [HOOK_REGISTRY_QUERY] = "registry_query",
+    [HOOK_TENSOR_FROM_PROTO] = "tensor_from_proto",
 };
 
 /* The pending exception as one object (PyErr_GetRaisedException on 3.12+). */

@@ -307,6 +307,42 @@ static int fill_string_input(MT_Input* in, PyObject* value) {
   return 0;
 }
 
+PyObject* mt_aligned_empty(int nd, const npy_intp* dims, PyArray_Descr* descr) {
+  npy_intp count = 1;
+  for (int i = 0; i < nd; ++i) count *= dims[i];
+  npy_intp nbytes = count * (npy_intp)PyDataType_ELSIZE(descr);
+  npy_intp raw_len = nbytes + MT_ALIGNMENT;
+  PyObject* raw = PyArray_SimpleNew(1, &raw_len, NPY_UINT8);
+  if (raw == NULL) {
+    Py_DECREF(descr);
+    return NULL;
+  }
+  char* data = PyArray_BYTES((PyArrayObject*)raw);
+  data += (MT_ALIGNMENT - (uintptr_t)data % MT_ALIGNMENT) % MT_ALIGNMENT;
+  PyObject* array = PyArray_NewFromDescr(&PyArray_Type, descr, nd, (npy_intp*)dims, NULL, data, NPY_ARRAY_CARRAY, NULL);
+  if (array == NULL || PyArray_SetBaseObject((PyArrayObject*)array, raw) < 0) {
+    Py_XDECREF(array);
+    if (array == NULL) Py_DECREF(raw);
+    return NULL;
+  }
+  return array;
+}
+
+/* An aligned copy of `a` (C order), kept alive by `*keep`; NULL with an exception on failure. */
+static PyArrayObject* aligned_copy(PyArrayObject* a, PyObject** keep) {
+  PyArray_Descr* descr = PyArray_DESCR(a);
+  Py_INCREF(descr);
+  PyObject* copy = mt_aligned_empty(PyArray_NDIM(a), PyArray_DIMS(a), descr);
+  if (copy == NULL) return NULL;
+  if (PyArray_CopyInto((PyArrayObject*)copy, a) < 0 || (*keep == NULL && (*keep = PyList_New(0)) == NULL) ||
+      PyList_Append(*keep, copy) < 0) {
+    Py_DECREF(copy);
+    return NULL;
+  }
+  Py_DECREF(copy);
+  return (PyArrayObject*)copy;
+}
+
 int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep) {
   in->dtype = dtype;
   in->buffer = NULL;
@@ -344,19 +380,15 @@ int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** k
     in->dims = dims;
   }
   if (dtype == TF_STRING) return fill_string_input(in, value);
-  if (!PyArray_IS_C_CONTIGUOUS(a)) {
-    PyObject* copy = PyArray_NewCopy(a, NPY_CORDER);
+  if (!PyArray_IS_C_CONTIGUOUS(a) || ((uintptr_t)PyArray_DATA(a) % MT_ALIGNMENT != 0 && PyArray_NBYTES(a) > 0)) {
+    /* Non-contiguous, or not on TensorFlow's 64-byte alignment (a value made by numpy outside the
+       runtime's allocators: a Python kernel's output, a user's array): the plugin reads a copy. */
+    PyArrayObject* copy = aligned_copy(a, keep);
     if (copy == NULL) return -1;
-    if (*keep == NULL && (*keep = PyList_New(0)) == NULL) {
-      Py_DECREF(copy);
-      return -1;
-    }
-    int rc = PyList_Append(*keep, copy);
-    Py_DECREF(copy);
-    if (rc < 0) return -1;
-    a = (PyArrayObject*)copy;
-    in->owner = copy;
-    in->borrowed = 2; /* a copy: never forwarded */
+    a = copy;
+    /* A copy of the runtime's own array may take its place when the runtime lets that be forwarded. */
+    in->borrowed = in->borrowed == 1 ? 3 : 2;
+    in->owner = (PyObject*)copy;
   }
   in->data = PyArray_DATA(a);
   in->nbytes = (size_t)PyArray_NBYTES(a);

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorflow/c/c_api.h"
+#include "tensorflow/c/c_api_experimental.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/kernels_experimental.h"
 #include "tensorflow/c/ops.h"
@@ -207,7 +209,8 @@ typedef struct MT_Input {
   size_t nbytes;
   MT_Buffer* buffer; /* created on the first TF_GetInput */
   void* owner;       /* the runtime's value (borrowed for the call) */
-  int borrowed;      /* 1: memory of the runtime's value `owner`; 2: of a temporary copy; 0: owned by `buffer`.
+  int borrowed;      /* 1: memory of the runtime's value `owner`; 2: of a temporary copy; 3: of an aligned or
+                        contiguous copy `owner` of a runtime value (forwarded in its place); 0: owned by `buffer`.
                         The bridge adopts `owner` when a handle to a borrowed buffer outlives the call. */
 } MT_Input;
 
@@ -258,6 +261,8 @@ enum { MT_VAR_ASSIGN = 0, MT_VAR_UPDATE = 1, MT_VAR_INPUT = 2, MT_VAR_SPARSE_ACC
 enum { MT_VARF_LOCK_HELD = 1, MT_VARF_SPARSE = 2, MT_VARF_VALIDATE_SHAPE = 4, MT_VARF_VARIANT = 8 };
 enum { MT_RANK_EXACTLY = 0, MT_RANK_AT_LEAST = 1, MT_RANK_AT_MOST = 2 };
 enum { MT_CONTEXT_FUNCTION_LIBRARY = 0, MT_CONTEXT_CONFIG_PROTO = 1, MT_CONTEXT_RESOURCE_HANDLE = 2 };
+/* Questions c_api.h's registry functions ask (registry_query's `what`). */
+enum { MT_QUERY_OP_LIST = 0, MT_QUERY_KERNEL_LIST = 1, MT_QUERY_OP_IS_STATEFUL = 2 };
 
 /* Everything the shim asks of the runtime. Every call sets `status` on error.
  * Functions returning a TF_Buffer* or TF_Tensor* return a new object the shim
@@ -314,9 +319,14 @@ typedef struct MT_Callbacks {
                       void** lock, TF_Status* status);
   void* (*variable_lock)(TF_OpKernelContext* ctx, const int* inputs, int len, TF_Status* status);
   void (*variable_unlock)(void* lock);
+  /* c_api.h: the registries (MT_QUERY_*: a serialized OpList; a serialized KernelList of op `name`,
+   * or of every op when `name` is NULL; "1" or "0" for whether op `name` is stateful), and a
+   * serialized TensorProto made into a new tensor. */
+  TF_Buffer* (*registry_query)(int what, const char* name, TF_Status* status);
+  TF_Tensor* (*tensor_from_proto)(const void* proto, size_t proto_len, TF_Status* status);
 } MT_Callbacks;
 
-#define MT_CALLBACKS_STRUCT_SIZE TF_OFFSET_OF_END(MT_Callbacks, variable_unlock)
+#define MT_CALLBACKS_STRUCT_SIZE TF_OFFSET_OF_END(MT_Callbacks, tensor_from_proto)
 
 /* Install the runtime's callbacks (copied); NULL detaches. */
 MT_EXPORT void MT_SetCallbacks(const MT_Callbacks* callbacks);

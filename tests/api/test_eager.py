@@ -43,9 +43,11 @@ def test_soft_placement_falls_back_to_cpu_and_copies_inputs(fake_device: None) -
     assert FakeDevice.copies_out >= 1  # x was copied off the device for the CPU kernel
 
 
-def test_unscoped_ops_follow_their_inputs_else_the_preferred_device(fake_device: None) -> None:
-    on_cpu = tf.constant([1.0]) + tf.constant([2.0])
-    assert on_cpu.device == CPU  # inputs live on CPU, which has a kernel
+def test_unscoped_ops_run_on_the_preferred_device(fake_device: None) -> None:
+    preferred = tf.constant([1.0]) + tf.constant([2.0])
+    assert preferred.device == FAKE  # host inputs: the non-CPU device with a kernel wins, as a GPU in TF
+    assert preferred.numpy().tolist() == [3.0]
+    assert (tf.constant([1, 2]) + tf.constant([3])).device == CPU  # small int32 shape arithmetic stays on host
     with tf.device("/device:FAKE:0"):
         a = tf.constant([1.0])
     assert (a + a).device == FAKE  # inputs on FAKE

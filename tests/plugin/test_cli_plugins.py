@@ -17,10 +17,10 @@ def test_json_lists_plugins_with_their_registrations(api_plugin, capsys):
 
 
 def test_text_shows_the_load_error_and_exits_1(build_plugin, capsys):
-    bad = build_plugin("unknown_op")
+    bad = build_plugin("bad_spec")
     assert main(["plugins", "--load", str(bad)]) == 1
     out = capsys.readouterr().out
-    block = out[out.index("unknown_op.so  (native, FAILED)") :]
+    block = out[out.index("bad_spec.so  (native, FAILED)") :]
     assert f"  path: {bad}" in block
-    assert "  error: NotFoundError: TF_InitKernel of plugin" in block
-    assert "op 'MtNoSuchOp' is not registered" in block
+    assert "  error: InvalidArgumentError: TF_InitKernel of plugin" in block
+    assert "Reference to unknown attr 'NoSuchType'" in block

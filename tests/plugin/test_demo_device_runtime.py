@@ -174,7 +174,8 @@ FUSED_PROGRAM = textwrap.dedent(
         p = tf.compat.v1.placeholder(tf.float32, X.shape, name="p")
         with tf.device("/device:MY_DEVICE:0"):
             y = dense(p)
-        y_cpu = dense(p)  # not placed on the device: the plugin leaves it alone
+        with tf.device("/device:CPU:0"):
+            y_cpu = dense(p)  # placed on the CPU: the plugin leaves it alone (unscoped, it would go to the device)
 
     def run(rewrite):
         cfg = config_pb2.ConfigProto()

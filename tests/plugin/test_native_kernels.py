@@ -16,6 +16,7 @@ import pytest
 
 from modtensor.framework import errors, tensor_proto
 from modtensor.plugin.native.kernels import NativeKernel
+from modtensor.runtime.allocator import aligned_copy
 from modtensor.runtime.op_kernel import AsyncOpKernel
 
 from .support import kernel, node, report, run
@@ -109,7 +110,7 @@ def test_context_queries():
 
 def test_kernel_failure_names_the_plugin_the_op_and_the_node(api_plugin):
     nd = node("MtApiCheck", ["x"], name="checker", limit=(10, "int"))
-    x = np.array([1.0, 2.0], np.float32)
+    x = aligned_copy(np.array([1.0, 2.0], np.float32))  # a runtime value: 64-byte aligned
     (out,) = run(nd, [x])
     assert out is x  # TF_GetInput + TF_SetOutput passes the runtime's own array through
     with pytest.raises(errors.OutOfRangeError) as info:
@@ -205,7 +206,7 @@ def test_c_kernels_run_concurrently_from_threads():
         barrier.wait()
         ok = True
         for i in range(200):
-            x = np.full(8, float(seed + i % 7), np.float32)
+            x = aligned_copy(np.full(8, float(seed + i % 7), np.float32))  # runtime values are 64-byte aligned
             ok &= k.run(OpKernelContext(k, [x]))[0] is x
         return ok
 

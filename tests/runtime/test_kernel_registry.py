@@ -105,16 +105,28 @@ def test_list_type_constraints_check_every_element(reg) -> None:
     assert not reg.has_kernel(bad, op_def("IdentityN"), "CPU")
 
 
-def test_duplicates_are_rejected_and_removal_rolls_back(reg) -> None:
+def test_duplicates_are_kept_as_tensorflow_keeps_them_and_removal_rolls_back(reg) -> None:
     first = reg.register("MatMul", "CPU", K1, constraints={"T": [dtypes.float32]}, source="one.so")
-    with pytest.raises(errors.AlreadyExistsError, match="registered twice: by two.so and before by one.so"):
-        reg.register("MatMul", "CPU", K2, constraints={"T": [dtypes.float32]}, source="two.so")
-    assert reg.kernels_for_op("MatMul") == [first]
+    second = reg.register("MatMul", "CPU", K2, constraints={"T": [dtypes.float32]}, source="two.so")
+    assert reg.kernels_for_op("MatMul") == [first, second]
+    assert reg.same_priority_duplicates(second) == [first]
+    with pytest.raises(errors.InvalidArgumentError, match="Multiple OpKernel registrations match NodeDef"):
+        reg.find_kernel(mm(), op_def("MatMul"), "CPU")
+    reg.remove(second)
+    assert reg.find_kernel(mm(), op_def("MatMul"), "CPU") is first
     reg.remove(first)
     assert reg.kernels_for_op("MatMul") == [] and reg.ops() == []
     assert reg.registered_kernels_string("MatMul") == "  <no registered kernels>\n"
     with pytest.raises(KeyError):
         reg.remove(first)
+
+
+def test_change_listeners_hear_of_registration_and_removal(reg) -> None:
+    heard: list[str] = []
+    reg.add_change_listener(heard.append)
+    first = reg.register("MatMul", "CPU", K1)
+    reg.remove(first)
+    assert heard == ["MatMul", "MatMul"]
 
 
 def test_supported_device_types_follow_device_priority(reg, fresh_devices) -> None:

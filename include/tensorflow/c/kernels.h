@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorflow/c/c_api.h"
 #include "tensorflow/c/c_api_macros.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/tf_buffer.h"
@@ -27,17 +28,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* A borrowed string (not NUL-terminated). TensorFlow declares this in
- * c_api.h, which modtensor does not provide; it is defined here because the
- * kernel API returns it. */
-#ifndef MODTENSOR_TF_STRING_VIEW_DEFINED
-#define MODTENSOR_TF_STRING_VIEW_DEFINED
-typedef struct TF_StringView {
-  const char* data;
-  size_t len;
-} TF_StringView;
 #endif
 
 /* Opaque handles (TF_Tensor comes from tf_tensor.h). */

@@ -53,14 +53,28 @@ __all__ = ["ConcreteFunction", "Function", "compile_function_graph", "function"]
 # ============================================================================ execution hook
 
 
-def compile_function_graph(graph_def: Any, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]) -> Any:
+def compile_function_graph(
+    graph_def: Any,
+    feeds: Sequence[str],
+    fetches: Sequence[str],
+    targets: Sequence[str],
+    default_device: str | None = None,
+) -> Any:
     """Hand a traced function's GraphDef to graph execution and return the compiled plan (``CompiledGraph``).
 
     The one place where a function's graph meets the runtime: the graph optimizer goes here.
     Soft placement is on, as for TensorFlow 2's functions (``tf.config.get_soft_device_placement()``
     defaults to True): a device scope naming a device without a kernel falls back to one that has it.
+    ``default_device`` (the eager device scope of the call) is where ops without a device go when they can.
     """
-    options = graph_execution.ExecutionOptions(allow_soft_placement=True)
+    if default_device is not None:
+        from modtensor.framework.device_spec import DeviceSpec
+        from modtensor.runtime import device_factory
+
+        spec = DeviceSpec.from_string(default_device).replace(job=None, replica=None, task=None)
+        if not device_factory.device_set().find(spec):
+            default_device = None  # soft placement: a scope naming no device of this process is ignored
+    options = graph_execution.ExecutionOptions(allow_soft_placement=True, default_device=default_device)
     return graph_execution.compile_graph(graph_def, feeds, fetches, targets, options)
 
 
@@ -288,7 +302,7 @@ class ConcreteFunction:
         self._graph = graph
         self._function = function
         self._num_args = len(graph.inputs) - len(graph.internal_captures)
-        self._compiled: Any = None
+        self._compiled: dict[str | None, Any] = {}  # compiled plan per eager device scope of the call
         self._lock = threading.Lock()
         self._pack_outputs = _packer(graph.structured_outputs)
         self._inference_name = f"__inference_{graph.name}_{next(_CONCRETE_IDS)}"
@@ -366,18 +380,25 @@ class ConcreteFunction:
         return self._call_flat(tensors)
 
     def _compiled_plan(self) -> Any:
-        if self._compiled is None:
+        # Compiled per eager device scope of the call: as in TF, a function called under
+        # `with tf.device(...)` places its ops without a device of their own there.
+        scope = runtime_context.eager_device_scope()
+        key = None if scope is None else scope.name
+        plan = self._compiled.get(key)
+        if plan is None:
             with self._lock:
-                if self._compiled is None:
+                plan = self._compiled.get(key)
+                if plan is None:
                     graph = self._graph
                     targets = [op.name for op in graph.get_operations() if op.op_def.is_stateful]
-                    self._compiled = compile_function_graph(
+                    plan = self._compiled[key] = compile_function_graph(
                         graph.as_graph_def(),
                         [t.name for t in graph.inputs],
                         [t.name for t in graph.outputs],
                         targets,
+                        default_device=key,
                     )
-        return self._compiled
+        return plan
 
     def _call_flat(self, tensors: Sequence[Any]) -> Any:
         """Run on flat argument tensors (in placeholder order); returns the structured eager outputs."""

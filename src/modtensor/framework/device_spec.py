@@ -14,6 +14,7 @@ from typing import Any
 
 __all__ = [
     "DeviceSpec",
+    "add_unknown_device_type_hook",
     "canonical_device_name",
     "canonical_name",
     "register_short_device_type",
@@ -27,6 +28,31 @@ def register_short_device_type(device_type: str) -> None:
     """Let ``/TYPE:N`` (without ``device:``) name ``device_type``, as TF does for pluggable devices."""
     with _SHORT_LOCK:
         _SHORT_DEVICE_TYPES.add(device_type.upper())
+
+
+_UNKNOWN_TYPE_HOOKS: list[Any] = []
+
+
+def add_unknown_device_type_hook(hook: Any) -> None:
+    """Run ``hook()`` once, the first time a spec names ``/TYPE:N`` with a TYPE not known yet.
+
+    Plugin discovery uses this: ``with tf.device("/MY_DEVICE:0")`` right after ``import modtensor``
+    loads the installed plugins (which register their device types) before the name is judged,
+    so ``import modtensor`` itself stays free of plugin loading.
+    """
+    _UNKNOWN_TYPE_HOOKS.append(hook)
+
+
+def _is_short_device_type(key: str) -> bool:
+    if key.upper() in _SHORT_DEVICE_TYPES:
+        return True
+    if not _UNKNOWN_TYPE_HOOKS or key in ("job", "replica", "task", "device"):
+        return False
+    hooks = list(_UNKNOWN_TYPE_HOOKS)
+    _UNKNOWN_TYPE_HOOKS.clear()
+    for hook in hooks:
+        hook()
+    return key.upper() in _SHORT_DEVICE_TYPES
 
 
 def _as_int_or_none(value: Any, field: str, spec: str | None = None) -> int | None:
@@ -97,7 +123,7 @@ class DeviceSpec:
                 replica = _as_int_or_none(fields[1], "replica", text)
             elif len(fields) == 2 and key == "task":
                 task = _as_int_or_none(fields[1], "task", text)
-            elif len(fields) in (1, 2) and key.upper() in _SHORT_DEVICE_TYPES:
+            elif len(fields) in (1, 2) and _is_short_device_type(key):
                 if device_type is not None:
                     raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {text}.")
                 device_type = key.upper()

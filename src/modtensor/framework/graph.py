@@ -52,6 +52,8 @@ GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+# TF's C++ graphs with allow_internal_ops (grappler's view of a runtime graph): "_recv_x_0" is valid.
+_VALID_INTERNAL_OP_NAME = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
 _GRAPH_MODE_HINT = (
@@ -415,6 +417,10 @@ def _op_to_colocate_with(value: Any) -> Operation | None:
 class Graph:
     """A dataflow graph: Operations, their output tensors, scopes used while building, collections."""
 
+    # True for graphs the runtime builds from its own GraphDefs (names of internal nodes such as
+    # "_recv_x_0" start with "_"), as TF's C++ graphs with allow_internal_ops; user graphs keep TF's rule.
+    _allow_internal_names = False
+
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._ops: list[Operation] = []
@@ -750,7 +756,7 @@ class Graph:
         """
         self._check_not_finalized()
         name = node.name
-        if not _VALID_OP_NAME.match(name):
+        if not _VALID_OP_NAME.match(name) and not (self._allow_internal_names and _VALID_INTERNAL_OP_NAME.match(name)):
             raise ValueError(
                 f"`{name}` is not a valid node name. Accepted names conform to Regex /{_VALID_OP_NAME.pattern}/"
             )

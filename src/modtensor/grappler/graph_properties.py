@@ -54,6 +54,7 @@ class GraphProperties:
                     node.attr["shape"].shape.unknown_rank = True
                     del node.attr["shape"].shape.dim[:]
         graph = Graph()
+        graph._allow_internal_names = True  # runtime graphs have "_recv_x_0"-style names (TF: allow_internal_ops)
         try:
             import_graph_def(graph_def, name="", graph=graph)
         except Exception as exc:  # noqa: BLE001 - properties stay unknown, passes that need them do less

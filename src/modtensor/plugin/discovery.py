@@ -1,14 +1,17 @@
 """Plugin discovery: which plugins load by themselves, and when.
 
-At the first use of the runtime (the first ``global_kernel_registry()`` call, or
-the first time the op registry is asked for an op it does not have) modtensor
-loads, in this order:
+At the first use of the runtime (the first ``global_kernel_registry()`` call, the
+first time the op registry is asked for an op it does not have, or the first device
+spec ``/TYPE:N`` naming a type not known yet) modtensor loads, in this order:
 
 1. native libraries ``*.so`` in ``<site-packages>/modtensor-plugins/`` of every
    site-packages folder (system, user, and those on ``sys.path``);
-2. the files and folders (``*.so`` inside) listed in ``MODTENSOR_PLUGIN_PATH``
+2. native libraries ``*.so`` in TensorFlow's ``<site-packages>/tensorflow-plugins/``,
+   where binary TensorFlow plugin wheels (Intel Extension for TensorFlow) install
+   themselves, unless ``MODTENSOR_NO_TF_PLUGINS=1``;
+3. the files and folders (``*.so`` inside) listed in ``MODTENSOR_PLUGIN_PATH``
    (``os.pathsep``-separated);
-3. Python plugins of the entry-point group ``modtensor.plugins``.
+4. Python plugins of the entry-point group ``modtensor.plugins``.
 
 ``MODTENSOR_NO_PLUGINS=1`` turns discovery off (explicit ``load_library`` still
 works). Importing this module only installs the two light hooks; nothing is
@@ -30,6 +33,7 @@ from modtensor.plugin.registry import PluginRecord
 __all__ = [
     "PLUGIN_FOLDER",
     "PLUGIN_PATH_ENV",
+    "TF_PLUGIN_FOLDER",
     "discover_plugins",
     "discovery_done",
     "install_discovery_hooks",
@@ -38,8 +42,10 @@ __all__ = [
 ]
 
 PLUGIN_FOLDER = "modtensor-plugins"
+TF_PLUGIN_FOLDER = "tensorflow-plugins"  # TensorFlow's: binary TF plugin wheels install here
 PLUGIN_PATH_ENV = "MODTENSOR_PLUGIN_PATH"
 NO_PLUGINS_ENV = "MODTENSOR_NO_PLUGINS"
+NO_TF_PLUGINS_ENV = "MODTENSOR_NO_TF_PLUGINS"
 
 _LOCK = threading.RLock()
 _started = False
@@ -49,6 +55,11 @@ _done = threading.Event()
 def plugins_disabled() -> bool:
     """True when ``MODTENSOR_NO_PLUGINS`` is set to anything but "" or "0"."""
     return os.environ.get(NO_PLUGINS_ENV, "") not in ("", "0")
+
+
+def tf_plugins_disabled() -> bool:
+    """True when ``MODTENSOR_NO_TF_PLUGINS`` is set to anything but "" or "0"."""
+    return os.environ.get(NO_TF_PLUGINS_ENV, "") not in ("", "0")
 
 
 def site_packages_folders() -> list[Path]:
@@ -72,10 +83,16 @@ def _libraries_in(folder: Path) -> list[Path]:
 def native_plugin_candidates() -> list[tuple[Path, str]]:
     """(library, origin) for every native plugin discovery would load, in load order, without duplicates."""
     found: list[tuple[Path, str]] = []
-    for folder in site_packages_folders():
+    folders = site_packages_folders()
+    for folder in folders:
         plugins = folder / PLUGIN_FOLDER
         if plugins.is_dir():
             found.extend((p, f"{PLUGIN_FOLDER} in {folder}") for p in _libraries_in(plugins))
+    if not tf_plugins_disabled():
+        for folder in folders:
+            plugins = folder / TF_PLUGIN_FOLDER
+            if plugins.is_dir():
+                found.extend((p, f"{TF_PLUGIN_FOLDER} in {folder}") for p in _libraries_in(plugins))
     for entry in os.environ.get(PLUGIN_PATH_ENV, "").split(os.pathsep):
         if not entry:
             continue
@@ -134,10 +151,17 @@ def _on_missing_op() -> None:
     discover_plugins()
 
 
+def _on_unknown_device_type() -> None:
+    discover_plugins()
+
+
 def install_discovery_hooks() -> None:
-    """Run discovery at the runtime's first use: the kernel registry's first use, or an op lookup that misses."""
+    """Run discovery at the runtime's first use: the kernel registry's first use, an op lookup that misses,
+    or a device spec naming a ``/TYPE:N`` that is not known yet (a plugin's device type)."""
+    from modtensor.framework.device_spec import add_unknown_device_type_hook
     from modtensor.framework.op_registry import add_missing_op_hook
     from modtensor.runtime.kernel_registry import add_first_use_hook
 
     add_first_use_hook(discover_plugins)
     add_missing_op_hook(_on_missing_op)
+    add_unknown_device_type_hook(_on_unknown_device_type)

@@ -168,7 +168,7 @@ def _entry_points(library: ctypes.CDLL) -> dict[str, int]:
     return found
 
 
-def _check_c_api_binding(library: ctypes.CDLL, record: PluginRecord) -> None:
+def _check_c_api_binding(library: ctypes.CDLL | None, record: PluginRecord) -> None:
     """Refuse a plugin whose ``TF_*`` calls would go to another library than modtensor's shim.
 
     A plugin resolves ``TF_*`` in the process's global scope first, in load order (linked or not):
@@ -194,7 +194,12 @@ def _check_c_api_binding(library: ctypes.CDLL, record: PluginRecord) -> None:
 
 
 def _initialise(record: PluginRecord) -> None:
-    """dlopen the library, look up its entry points and run them; raises the OpError of a failure."""
+    """dlopen the library, look up its entry points and run them; raises the OpError of a failure.
+
+    The load session is open from before ``dlopen``: a library that registers ops or kernels from
+    a static initializer or ``__attribute__((constructor))`` (the common C++ pattern) has them
+    attributed to it, as TensorFlow attributes everything registered while a library loads.
+    """
     from modtensor.plugin.native import bridge
     from modtensor.runtime.kernel_registry import global_kernel_registry
 
@@ -202,20 +207,29 @@ def _initialise(record: PluginRecord) -> None:
         raise errors.NotFoundError(None, None, f"{record.path}: no such file")
     bridge()  # the shim is loaded globally before any plugin, so plugins resolve TF_* from it
     global_kernel_registry()  # built-in kernels first: duplicates of them are detected
-    try:
-        library = ctypes.CDLL(record.real_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
-    except OSError as e:
-        raise errors.NotFoundError(None, None, f"{record.path} cannot be loaded as a shared library: {e}") from None
-    record.handle = library  # never unloaded: kernels and shape functions point into it
-    _check_c_api_binding(library, record)
-    found = _entry_points(library)
-    if not found:
-        raise errors.NotFoundError(
-            None,
-            None,
-            f"{record.path} is not a modtensor plugin: it exports none of the entry points {', '.join(ENTRY_POINTS)}",
-        )
+    _check_c_api_binding(None, record)  # before dlopen: static initializers call the C API at once
     with loading(record) as session:
+        try:
+            library = ctypes.CDLL(record.real_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        except OSError as e:
+            session.rollback()
+            raise errors.NotFoundError(None, None, f"{record.path} cannot be loaded as a shared library: {e}") from None
+        record.handle = library  # never unloaded: kernels and shape functions point into it
+        error = session.failure("Loading")
+        if error is not None:
+            session.rollback()
+            raise error
+        registered_at_load = bool(session.ops or session.kernels)
+        if registered_at_load:
+            record.entry_points["<load time>"] = "registered from static initializers"
+        found = _entry_points(library)
+        if not found and not registered_at_load:
+            raise errors.NotFoundError(
+                None,
+                None,
+                f"{record.path} is not a modtensor plugin: it exports none of the entry points "
+                f"{', '.join(ENTRY_POINTS)} and registers nothing while it loads",
+            )
         for name, address in found.items():
             handler = _HANDLERS.get(name)
             if handler is None:

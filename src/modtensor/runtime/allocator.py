@@ -8,6 +8,7 @@ controls its memory (a BFC allocator, the plugin's own) behind one small contrac
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -19,7 +20,20 @@ import numpy as np
 
 from modtensor.framework import dtypes
 
-__all__ = ["Allocator", "AllocatorStats", "CPUAllocator", "as_numpy_dtype"]
+__all__ = [
+    "ALIGNMENT",
+    "Allocator",
+    "AllocatorStats",
+    "CPUAllocator",
+    "aligned_copy",
+    "aligned_empty",
+    "as_numpy_dtype",
+    "is_aligned",
+]
+
+# TensorFlow's tensor alignment (Allocator::kAllocatorAlignment): plugins built with Eigen or oneDNN
+# check TF_TensorIsAligned and may abort on a host buffer that is not on it.
+ALIGNMENT = 64
 
 
 def as_numpy_dtype(dtype: Any) -> np.dtype:
@@ -29,6 +43,32 @@ def as_numpy_dtype(dtype: Any) -> np.dtype:
     if isinstance(dtype, type) and issubclass(dtype, np.generic):
         return np.dtype(dtype)
     return np.dtype(dtypes.as_dtype(dtype).as_numpy_dtype)
+
+
+def aligned_empty(shape: Sequence[int], dtype: Any) -> np.ndarray:
+    """``np.empty(shape, dtype)`` whose data starts on a 64-byte boundary (object arrays: plain np.empty)."""
+    dt = as_numpy_dtype(dtype)
+    shape = tuple(shape)
+    if dt.hasobject:
+        return np.empty(shape, dtype=dt)
+    nbytes = math.prod(shape) * dt.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    start = -raw.__array_interface__["data"][0] % ALIGNMENT
+    return raw[start : start + nbytes].view(dt).reshape(shape)
+
+
+def is_aligned(array: np.ndarray) -> bool:
+    """True when the array's data starts on TensorFlow's 64-byte boundary (or it is empty)."""
+    return array.size == 0 or array.__array_interface__["data"][0] % ALIGNMENT == 0
+
+
+def aligned_copy(array: np.ndarray) -> np.ndarray:
+    """``array`` itself when C-contiguous and 64-byte aligned (or of object dtype), else an aligned C-order copy."""
+    if array.dtype.hasobject or (array.flags.c_contiguous and is_aligned(array)):
+        return array
+    out = aligned_empty(array.shape, array.dtype)
+    np.copyto(out, array)
+    return out
 
 
 @dataclass
@@ -101,8 +141,8 @@ class CPUAllocator(Allocator):
         self._stats = AllocatorStats(bytes_limit=bytes_limit)
 
     def allocate(self, shape: Sequence[int], dtype: Any) -> np.ndarray:
-        """``np.empty(shape, dtype)``, counted in the stats when collecting."""
-        array = np.empty(tuple(shape), dtype=as_numpy_dtype(dtype))
+        """``np.empty(shape, dtype)`` on TensorFlow's 64-byte alignment, counted in the stats when collecting."""
+        array = aligned_empty(shape, dtype)
         if self.collect_stats:
             size = array.nbytes
             with self._lock:

@@ -10,6 +10,7 @@ work hides behind ``from_host``/``to_host``/``copy_to``/``synchronize``.
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -149,7 +150,15 @@ class Device:
 
         The caller has already checked that nothing else references ``value`` itself.
         """
-        return isinstance(value, np.ndarray) and value.base is None and value.flags.writeable
+        if not isinstance(value, np.ndarray) or not value.flags.writeable:
+            return False
+        base = value.base
+        if base is None:
+            return True
+        # An aligned allocation (allocator.aligned_empty) is a view of a raw byte array only it holds;
+        # numpy makes any other view of that memory reference the raw array too. References counted:
+        # the view's, the local `base`, getrefcount's argument.
+        return type(base) is np.ndarray and base.base is None and sys.getrefcount(base) <= 3
 
     def zeros(self, shape: Sequence[int], dtype: Any) -> Any:
         """A zero-filled value from this device's allocator."""

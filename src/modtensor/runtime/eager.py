@@ -29,6 +29,7 @@ from modtensor.runtime import context as runtime_context
 from modtensor.runtime import device_factory
 from modtensor.runtime.device import Device
 from modtensor.runtime.eager_conversion import convert_value, numpy_dtype
+from modtensor.runtime.kernel_registry import add_kernel_change_listener
 
 __all__ = [
     "NO_NAME",
@@ -755,6 +756,19 @@ def clear_kernel_cache() -> None:
         entry.close()
 
 
+def _forget_op(op_type: str) -> None:
+    """Drop the cached kernels of one op: a kernel of it was registered or removed (a plugin loaded or unloaded),
+    so the next call chooses again (priority, device) instead of running what was chosen before."""
+    with _cache_lock:
+        stale = [key for key in _CACHE if key[0] == op_type]
+        entries = [_CACHE.pop(key) for key in stale]
+    for entry in entries:
+        entry.close()
+
+
+add_kernel_change_listener(_forget_op)
+
+
 # ============================================================================= the front door
 
 
@@ -1069,7 +1083,7 @@ def _prepare(
     # TF's MaybePinToResourceDevice: an op using a resource runs on the resource's device, whatever the scope.
     device = next((s._device for s in sources if s is not None and s._dtype is _RESOURCE), None)
     if device is None:
-        device = _select_device(info, node, scope, input_devices, name)
+        device = _select_device(info, node, scope, input_devices, name, flat)
     from modtensor.runtime.op_kernel import create_kernel
 
     try:
@@ -1186,9 +1200,12 @@ def _select_device(
     scope: runtime_context.EagerScope | None,
     input_devices: list[Device | None],
     name: str | None,
+    flat_inputs: list[Any] | None = None,
 ) -> Device:
     """TF eager placement: the scoped device (soft placement when it lacks a kernel or does not exist),
-    else the inputs' common device when it has a kernel, else the highest-priority device type with one."""
+    else the inputs' common non-CPU device when it has a kernel, else (small integer ops on host inputs
+    stay on the host, TF's MaybePinSmallOpsToCpu) the highest-priority device type with one: as in
+    TF, an op on host tensors runs on a plugin device when that device has a kernel for it."""
     from modtensor.runtime.kernel_registry import global_kernel_registry
 
     registry = global_kernel_registry()
@@ -1218,8 +1235,10 @@ def _select_device(
         present = {d for d in input_devices if d is not None}
         if len(present) == 1:
             (device,) = present
-            if has_kernel(device.device_type):
+            if not device.is_host and has_kernel(device.device_type):
                 return device
+        if _pin_small_op_to_host(node, op_def, input_devices, flat_inputs or []):
+            return devices.client_device
     for device_type in devices.prioritized_device_types():
         if has_kernel(device_type):
             return devices.devices_of_type(device_type)[0]
@@ -1230,6 +1249,23 @@ def _select_device(
         f"All kernels registered for op {node.op}:\n{registry.registered_kernels_string(node.op)}"
     )
     raise _with_op(errors.NotFoundError(None, None, message), info.name, name)
+
+
+_SMALL_OP_ELEMENTS = 64  # TF keeps ops on host int32/int64 inputs of at most 64 elements on the CPU
+
+
+def _pin_small_op_to_host(
+    node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, input_devices: list[Device | None], flat_inputs: list[Any]
+) -> bool:
+    """TF's MaybePinSmallOpsToCpu: an op with host inputs that are all small int32/int64 tensors (shape
+    arithmetic) stays on the host instead of going to the preferred non-CPU device."""
+    if not flat_inputs or any(d is not None and not d.is_host for d in input_devices):
+        return False
+    for value in flat_inputs:
+        dtype = getattr(value, "dtype", None)
+        if dtype not in (np.int32, np.int64) or getattr(value, "size", _SMALL_OP_ELEMENTS + 1) > _SMALL_OP_ELEMENTS:
+            return False
+    return True
 
 
 def _copy_plan(kernel: Any, device: Device, input_devices: list[Device | None]) -> list[Any] | None:

@@ -11,6 +11,11 @@
    partition (all in dataflow mode when any partition has control flow: dead values can
    cross partitions).
 
+With the graph optimizer on, TensorFlow's order comes first: the nodes the fetches need are
+placed, the meta-optimizer (built-in passes, then plugin optimizers) runs on that placed
+graph with the user's fetches and feeds (plugins see assigned devices and ``z:0``, not
+``_send_z_0``), and steps 1-3 then run on its result (nodes it added get placed there).
+
 ``CompiledGraph.run`` puts the feeds into a fresh rendezvous, runs every partition and
 takes the fetches out. One partition in plan mode runs straight on the calling thread.
 Otherwise the partitions start together (``Executor.run_async``) and the calling thread
@@ -23,6 +28,7 @@ DeadlineExceededError promptly.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections import deque
@@ -100,11 +106,26 @@ def compile_graph(
     target_names = tuple(t.lstrip("^") for t in targets)
     if len(set(feed_names)) != len(feed_names):
         raise errors.InvalidArgumentError(None, None, f"A tensor is fed more than once: {list(feed_names)}")
-    pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client).run()
-    optimization = _optimize(pruned, target_names, options, devices) if options.optimize_graph else None
-    if optimization is not None:
-        pruned.graph_def = optimization.graph_def
     default = _resolve_device(devices, options.default_device) if options.default_device else None
+    optimization = None
+    if options.optimize_graph and (fetch_names or target_names):
+        # TensorFlow's order: place the graph, run the meta-optimizer (built-in passes, then plugin
+        # optimizers) on the whole placed graph with the user's fetches and feeds, then rewrite the
+        # result for execution (feeds and fetches become client transfers) and place what was added.
+        needed = _Pruner(graph_def, feed_names, fetch_names, target_names, client).needed_graph()
+        # When some node has no kernel before optimization (a call op the function inliner removes),
+        # the unplaced graph is optimized; the placement after it reports what is still wrong.
+        with contextlib.suppress(errors.OpError):
+            needed = place(
+                needed,
+                devices,
+                allow_soft_placement=options.allow_soft_placement,
+                default_device=default,
+                registry=registry,
+            ).graph_def
+        optimization = _optimize(needed, feed_names, fetch_names, target_names, options, devices)
+        graph_def = _in_original_order(optimization.graph_def, needed)
+    pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client).run()
     placement = place(
         pruned.graph_def,
         devices,
@@ -303,11 +324,19 @@ class CompiledGraph:
         self._executors = []
 
 
-def _optimize(pruned: _Pruned, targets: tuple[str, ...], options: ExecutionOptions, devices: DeviceSet) -> Any:
-    """The graph optimizer's result for the pruned graph (grappler, imported on first use), before placement.
+def _optimize(
+    placed: graph_pb2.GraphDef,
+    feeds: tuple[str, ...],
+    fetches: tuple[str, ...],
+    targets: tuple[str, ...],
+    options: ExecutionOptions,
+    devices: DeviceSet,
+) -> Any:
+    """The graph optimizer's result for the placed graph (grappler, imported on first use).
 
-    The client transfers are the fetches, they and the targets are preserved; constant
-    folding evaluates through ``host_evaluator`` (CPU, no optimization).
+    As TensorFlow's GrapplerItem: the fetches are the user's tensors, the fed tensors and the
+    targets are kept; nodes carry their assigned devices. Constant folding evaluates through
+    ``host_evaluator`` (CPU, no optimization).
     """
     from modtensor.grappler import config as grappler_config
     from modtensor.grappler import meta_optimizer
@@ -316,17 +345,39 @@ def _optimize(pruned: _Pruned, targets: tuple[str, ...], options: ExecutionOptio
     rewrite = options.rewrite_options
     if rewrite is None:
         rewrite = grappler_config.experimental_rewriter_config()
-    client = set(pruned.client_nodes)
-    sends = tuple(n.name for n in pruned.graph_def.node if n.name in client and n.op == "_Send")
     item = GrapplerItem(
-        pruned.graph_def,
-        fetches=sends,
-        nodes_to_preserve=frozenset(pruned.client_nodes) | frozenset(targets),
+        placed,
+        feeds=feeds,
+        fetches=fetches,
+        nodes_to_preserve=frozenset(targets),
         device_types=tuple(sorted({d.device_type for d in devices})),
     )
-    if not sends and not targets:
-        return None
     return meta_optimizer.optimize(item, rewrite, host_evaluator=host_evaluator(devices))
+
+
+def _in_original_order(optimized: graph_pb2.GraphDef, original: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """The optimized graph with the nodes that were in ``original`` back in its order (added nodes stay
+    after the node the optimizer put them behind).
+
+    Executors run nodes in GraphDef order where the dependencies allow, as TensorFlow's executor
+    follows node ids. Keeping the user's order matters for plugins whose kernels write in place
+    through aliases they assume are read first (ITEX marks a Softmax after a Reshape ``is_inplace``).
+    """
+    position = {node.name: i for i, node in enumerate(original.node)}
+    keys = []
+    last = -1.0
+    for i, node in enumerate(optimized.node):
+        if node.name in position:
+            last = float(position[node.name])
+        keys.append((last, node.name not in position, i))
+    order = sorted(range(len(optimized.node)), key=keys.__getitem__)
+    if order == list(range(len(optimized.node))):
+        return optimized
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(optimized)
+    del out.node[:]
+    out.node.extend(optimized.node[i] for i in order)
+    return out
 
 
 def host_evaluator(devices: DeviceSet | None = None) -> Any:
@@ -510,6 +561,26 @@ class _Pruner:
                 sends[name] = transfer_key(send)
             fetch_sources.append(sends[name])
         return _Pruned(out, client_nodes, feed_keys, feed_types, fetch_sources)
+
+    def needed_graph(self) -> graph_pb2.GraphDef:
+        """The nodes the fetches and targets need, fed tensors still computed (no transfers): what the
+        graph optimizer sees, as TensorFlow hands it the whole graph with the feeds named."""
+        for name in self.feeds:
+            self._output_type(*node_def_lib.parse_tensor_name(name), "FeedInputs: unable to find feed output")
+        for name in self.fetches:
+            self._output_type(*node_def_lib.parse_tensor_name(name), "FetchOutputs node")
+        missing = [t for t in self.targets if t not in self.nodes]
+        if missing:
+            raise errors.NotFoundError(
+                None, None, f"PruneForTargets: Some target nodes not found: {', '.join(missing)}"
+            )
+        fed_nodes = {node_def_lib.parse_tensor_name(name)[0] for name in self.feeds}
+        needed = self._needed({}, set()) | fed_nodes
+        out = graph_pb2.GraphDef()
+        out.versions.CopyFrom(self.graph_def.versions)
+        out.library.CopyFrom(self.graph_def.library)
+        out.node.extend(node for node in self.graph_def.node if node.name in needed)
+        return out
 
     def _output_type(self, node: str, index: int, what: str) -> int:
         found = self.nodes.get(node)

@@ -28,6 +28,7 @@ __all__ = [
     "KernelRegistration",
     "KernelRegistry",
     "add_first_use_hook",
+    "add_kernel_change_listener",
     "global_kernel_registry",
     "kernel_label",
     "register_kernel",
@@ -143,6 +144,7 @@ class KernelRegistry:
         self._lock = threading.RLock()
         self._by_key: dict[tuple[str, str], list[KernelRegistration]] = {}
         self._by_op: dict[str, list[KernelRegistration]] = {}
+        self._listeners: list[Callable[[str], Any]] = []
 
     # ------------------------------------------------------------------ registration
 
@@ -161,8 +163,9 @@ class KernelRegistry:
         """Register ``factory`` (an OpKernel subclass or callable taking an OpKernelConstruction).
 
         ``constraints`` maps attr names to the allowed types (DType, enum, "float32"
-        or "DT_FLOAT"). Raises AlreadyExistsError, naming both sources, for a kernel
-        identical in op, device type, label, priority and constraints.
+        or "DT_FLOAT"). As in TensorFlow, registering never fails for an op that is not
+        (yet) registered or for an op and device type that already have a kernel: the
+        choice happens at lookup (priority; two matches at the same priority are an error then).
         """
         if not op or not device_type:
             raise ValueError(f"A kernel needs an op and a device type, got op={op!r} device_type={device_type!r}")
@@ -178,21 +181,36 @@ class KernelRegistry:
         return self.register_registration(registration)
 
     def register_registration(self, registration: KernelRegistration) -> KernelRegistration:
-        """Add an already built registration (the native bridge builds them from TF_KernelBuilder)."""
+        """Add an already built registration (the native bridge builds them from TF_KernelBuilder).
+
+        TensorFlow keeps every registration (a multimap keyed by op, device type and label) and
+        decides at lookup; so does this registry. Listeners (``add_change_listener``) hear of it.
+        """
         kd = registration.kernel_def
         with self._lock:
-            bucket = self._by_key.setdefault((kd.op, kd.device_type), [])
-            for other in bucket:
-                if other.kernel_def == kd:
-                    raise errors.AlreadyExistsError(
-                        None,
-                        None,
-                        f"Kernel for op '{kd.op}' ({kd.describe()}, priority {kd.priority}) is registered twice: "
-                        f"by {registration.source} and before by {other.source}",
-                    )
-            bucket.append(registration)
+            self._by_key.setdefault((kd.op, kd.device_type), []).append(registration)
             self._by_op.setdefault(kd.op, []).append(registration)
+        self._changed(kd.op)
         return registration
+
+    def same_priority_duplicates(self, registration: KernelRegistration) -> list[KernelRegistration]:
+        """The other registrations with the same KernelDef (op, device, constraints, label, priority).
+
+        Accepted as TensorFlow accepts them; a node they both match fails at lookup with
+        "Multiple OpKernel registrations match NodeDef at the same priority".
+        """
+        kd = registration.kernel_def
+        with self._lock:
+            bucket = self._by_key.get((kd.op, kd.device_type), ())
+            return [r for r in bucket if r is not registration and r.kernel_def == kd]
+
+    def add_change_listener(self, listener: Callable[[str], Any]) -> None:
+        """Call ``listener(op)`` after a kernel of ``op`` is registered or removed (caches of chosen kernels)."""
+        self._listeners.append(listener)
+
+    def _changed(self, op: str) -> None:
+        for listener in list(self._listeners):
+            listener(op)
 
     def remove(self, registration: KernelRegistration) -> None:
         """Remove exactly this registration (plugin rollback); KeyError if it is not registered."""
@@ -207,6 +225,7 @@ class KernelRegistry:
             self._by_op[kd.op].remove(registration)
             if not self._by_op[kd.op]:
                 del self._by_op[kd.op]
+        self._changed(kd.op)
 
     # ------------------------------------------------------------------ queries
 
@@ -290,7 +309,7 @@ class KernelRegistry:
                     node_def,
                     None,
                     f"Multiple OpKernel registrations match NodeDef at the same priority "
-                    f"'{format_node_for_error(node_def)} = {node_def.op}[{summarize_attrs(node_def)}]': "
+                    f"'{format_node_for_error(node_def)}': "
                     f"'{best.kernel_def.short_debug_string()}' and '{reg.kernel_def.short_debug_string()}'",
                 )
         return best, seen
@@ -361,6 +380,14 @@ def _ensure_builtin_kernels() -> None:
         register_cpu_kernels(_GLOBAL)
     for hook in list(_FIRST_USE_HOOKS):
         hook()
+
+
+def add_kernel_change_listener(listener: Callable[[str], Any]) -> None:
+    """Call ``listener(op)`` whenever a kernel of ``op`` is registered in or removed from the global registry.
+
+    Does not load the built-in kernels (safe at import time); the eager kernel cache uses it.
+    """
+    _GLOBAL.add_change_listener(listener)
 
 
 def global_kernel_registry() -> KernelRegistry:

@@ -421,7 +421,7 @@ class PluggableDevice(Device):
         try:
             address = self.allocator.allocate_raw(nbytes)
         except errors.ResourceExhaustedError:
-            self.synchronize()
+            self.synchronize()  # frees what waits on the streams first, then waits for the device
             try:
                 address = self.allocator.allocate_raw(nbytes)
             except errors.ResourceExhaustedError as e:
@@ -607,11 +607,16 @@ class PluggableDevice(Device):
         return out
 
     def synchronize(self) -> None:
-        """Wait for all work on this device, then release everything waiting on it."""
+        """Release everything waiting on this device's streams, then wait for all its work.
+
+        Freeing first (waiting on the events the frees are behind) and synchronizing after means
+        the plugin's own deallocation work, which may run on its streams, is also done when this
+        returns: the allocator's and the plugin's counts agree (the out-of-memory retry uses it too).
+        """
         if self._closed:
             return
-        self.se_device.synchronize_all_activity()
         self.collect_frees(wait=True)
+        self.se_device.synchronize_all_activity()
 
     def close(self) -> None:
         """Release streams, events and memory (at platform teardown); the device is unusable afterwards."""

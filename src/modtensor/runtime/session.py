@@ -25,6 +25,7 @@ from modtensor.framework.graph import Graph, Operation, get_default_graph
 from modtensor.framework.protos import config_pb2, graph_pb2, step_stats_pb2
 from modtensor.framework.tensor import Tensor
 from modtensor.runtime import device_factory
+from modtensor.runtime.allocator import aligned_copy
 from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.graph_execution import CompiledGraph, ExecutionOptions, compile_graph
 from modtensor.runtime.resource_mgr import ResourceMgr, session_resources
@@ -290,7 +291,7 @@ class Session:
                 raise ValueError(
                     f"Cannot feed value of shape {array.shape} for Tensor {tensor.name}, which has shape {tensor.shape}"
                 )
-            feeds[tensor.name] = array
+            feeds[tensor.name] = aligned_copy(array)  # on TF's 64-byte alignment, as C kernels may require
         return feeds
 
 

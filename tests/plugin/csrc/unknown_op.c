@@ -1,4 +1,4 @@
-/* A plugin registering a kernel for an op nobody defined. */
+/* A plugin registering a kernel for an op nobody defined (accepted, as TensorFlow accepts it). */
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/ops.h"
 

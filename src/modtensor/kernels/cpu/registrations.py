@@ -25,6 +25,7 @@ from modtensor.kernels.cpu import fused as _fused
 from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
+from modtensor.runtime.allocator import aligned_empty
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
@@ -197,7 +198,9 @@ class ConstKernel(OpKernel):
             raise errors.InvalidArgumentError(
                 ctx.node_def, None, f"Type mismatch between value ({got}) and dtype ({expected.cpp_name})"
             )
-        value = np.array(value, copy=True, order="C")  # own the buffer, so read-only is final
+        owned = aligned_empty(np.shape(value), np.asarray(value).dtype)  # TF's 64-byte alignment, for C kernels
+        np.copyto(owned, value)  # own the buffer, so read-only is final
+        value = owned
         value.flags.writeable = False
         self._value = value
 

@@ -3,7 +3,9 @@
 ``bridge()`` loads the shim library (``libmodtensor_framework.so``) with global
 symbol visibility, so plugins built without linking anything resolve their
 ``TF_*`` symbols from it, then imports the ``_bridge`` extension and attaches
-the Python runtime to the shim (the callback table, see csrc/shim/mt_internal.h).
+the Python runtime to the shim (the callback table, see csrc/shim/mt_internal.h). It
+also loads ``_pywrap_tensorflow_internal.so`` (csrc/compat), the name binary TensorFlow
+plugins list as NEEDED.
 It does this once, on first use: ``import modtensor`` never loads native code.
 
 ``MODTENSOR_SHIM_LIBRARY`` names another build of the shim to load instead (the
@@ -20,13 +22,16 @@ from types import ModuleType
 
 from modtensor.framework import errors
 
-__all__ = ["SHIM_FILE", "bridge", "shim_path"]
+__all__ = ["COMPAT_FILE", "SHIM_FILE", "bridge", "shim_path"]
 
 SHIM_FILE = "libmodtensor_framework.so"
+# The name binary TensorFlow plugins (built against a TF wheel) list as NEEDED; csrc/compat.
+COMPAT_FILE = "_pywrap_tensorflow_internal.so"
 
 _LOCK = threading.Lock()
 _attached: ModuleType | None = None
 _shim: ctypes.CDLL | None = None
+_compat: ctypes.CDLL | None = None
 
 
 def shim_path() -> Path:
@@ -42,6 +47,17 @@ def shim_library() -> ctypes.CDLL:
     bridge()
     assert _shim is not None
     return _shim
+
+
+def _load_compat_library(folder: Path) -> None:
+    """Load ``_pywrap_tensorflow_internal.so`` (next to the shim) so binary TF plugins that need it resolve.
+
+    Missing (a build without it) is not an error here: such a plugin then fails to load naming it.
+    """
+    global _compat
+    path = folder / COMPAT_FILE
+    if path.is_file():
+        _compat = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
 
 
 def bridge() -> ModuleType:
@@ -68,6 +84,7 @@ def bridge() -> ModuleType:
             raise errors.FailedPreconditionError(
                 None, None, f"modtensor's native library {path} cannot be loaded: {e}. Reinstall modtensor."
             ) from e
+        _load_compat_library(path.parent)
         from modtensor.plugin.native import hooks
 
         module.install(hooks, hooks.numpy_dtype_table())

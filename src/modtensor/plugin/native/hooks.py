@@ -16,10 +16,11 @@ import numpy as np
 from modtensor.framework import dtypes, errors, tensor_proto
 from modtensor.framework.protos import config_pb2, function_pb2
 from modtensor.framework.shape_inference import DimensionHandle, InferenceContext, ShapeHandle
+from modtensor.plugin.native.c_api import registry_query, tensor_from_proto
 from modtensor.plugin.native.kernels import register_native_kernel
 from modtensor.plugin.native.ops import register_native_op
 from modtensor.plugin.native.variables import resource_handle_proto, variable_lock, variable_op
-from modtensor.runtime.allocator import CPUAllocator
+from modtensor.runtime.allocator import CPUAllocator, aligned_copy
 from modtensor.runtime.op_kernel import OpKernelConstruction, OpKernelContext
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "numpy_dtype_table",
     "register_kernel",
     "register_op",
+    "registry_query",
     "shape_attr",
     "shape_concatenate",
     "shape_dim",
@@ -50,6 +52,7 @@ __all__ = [
     "strings_as_objects",
     "variable_lock",
     "variable_op",
+    "tensor_from_proto",
 ]
 
 # MT_CONTEXT_* and MT_RANK_* of csrc/shim/mt_internal.h.
@@ -133,7 +136,7 @@ def construction_attr_tensors(ctor: OpKernelConstruction, name: str, as_list: bo
             None, None, f"AttrValue had value with type '{kind}' when '{expected}' expected\n\t for attr '{name}'"
         )
     protos = list(value.list.tensor) if as_list else [value.tensor]
-    return [(np.asarray(tensor_proto.make_ndarray(p), order="C"), int(p.dtype)) for p in protos]  # 0-d stays 0-d
+    return [(aligned_copy(np.asarray(tensor_proto.make_ndarray(p))), int(p.dtype)) for p in protos]  # 0-d stays 0-d
 
 
 # ---------------------------------------------------------------------- kernel calls

@@ -16,7 +16,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from modtensor.framework import errors
 from modtensor.framework.protos import attr_value_pb2
 
-__all__ = ["ParsedKernelDef", "parse_kernel_def"]
+__all__ = ["ParsedKernelDef", "parse_kernel_def", "serialize_kernel_list"]
 
 
 @dataclass(frozen=True)
@@ -58,12 +58,21 @@ def _kernel_def_class() -> Any:
     msg.field.add(name="host_memory_arg", number=4, type=F.TYPE_STRING, label=F.LABEL_REPEATED)
     msg.field.add(name="label", number=5, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
     msg.field.add(name="priority", number=6, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
+    kernel_list = file.message_type.add(name="KernelList")
+    kernel_list.field.add(
+        name="kernel", number=1, type=F.TYPE_MESSAGE, label=F.LABEL_REPEATED, type_name=".modtensor.KernelDef"
+    )
     pool = descriptor_pool.Default()
     try:
-        descriptor = pool.FindMessageTypeByName("modtensor.KernelDef")
+        pool.FindMessageTypeByName("modtensor.KernelDef")
     except KeyError:
-        descriptor = pool.Add(file).message_types_by_name["KernelDef"]
-    return message_factory.GetMessageClass(descriptor)
+        pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("modtensor.KernelDef"))
+
+
+def _kernel_list_class() -> Any:
+    _kernel_def_class()
+    return message_factory.GetMessageClass(descriptor_pool.Default().FindMessageTypeByName("modtensor.KernelList"))
 
 
 def parse_kernel_def(data: bytes) -> ParsedKernelDef:
@@ -82,3 +91,15 @@ def parse_kernel_def(data: bytes) -> ParsedKernelDef:
         label=message.label,
         priority=message.priority,
     )
+
+
+def serialize_kernel_list(kernel_defs: list[Any]) -> bytes:
+    """A serialized KernelList (TensorFlow's TF_GetRegisteredKernelsForOp result) of runtime KernelDefs."""
+    message = _kernel_list_class()()
+    for kd in kernel_defs:
+        out = message.kernel.add(op=kd.op, device_type=kd.device_type, label=kd.label, priority=kd.priority)
+        for name, types in kd.constraints:
+            constraint = out.constraint.add(name=name)
+            constraint.allowed_values.list.type.extend(types)
+        out.host_memory_arg.extend(kd.host_memory)
+    return message.SerializeToString()

@@ -8,6 +8,7 @@ exactly like Python ones (``OpKernel.run``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ from modtensor.runtime.op_kernel import (
 __all__ = ["NativeAsyncKernel", "NativeKernel", "NativeKernelSpec", "register_native_kernel"]
 
 NATIVE_SOURCE = "<native code outside a plugin load>"
+_LOG = logging.getLogger("modtensor.plugin")
 
 
 class NativeKernelSpec:
@@ -115,40 +117,39 @@ class NativeAsyncKernel(NativeKernel, AsyncOpKernel):
         self._native.compute_async(ctx, finished)
 
 
-def _check_against_op(op: str, device: str, info: dict[str, Any], where: str) -> None:
+def _check_against_op(op: str, info: dict[str, Any], where: str) -> None:
+    """Warn about declarations that can never match the op (TensorFlow accepts them silently).
+
+    A kernel for an op that is not registered (yet) is accepted as TensorFlow accepts it: the
+    op may come from a library loaded later. A type constraint on an attr that is not a type
+    attr fails at lookup (as in TensorFlow); a HostMemory name that is no argument is ignored.
+    """
     registration = global_registry().lookup(op)
     if registration is None:
-        raise errors.NotFoundError(
-            None,
-            None,
-            f"{where}: op '{op}' is not registered. Register the op (TF_RegisterOpDefinition) before its kernels, "
-            "or load the plugin that defines it first.",
-        )
+        return
     op_def = registration.op_def
     attrs = {a.name: a.type for a in op_def.attr}
     for attr, _ in info["constraints"]:
         if attrs.get(attr) not in ("type", "list(type)"):
             have = ", ".join(sorted(n for n, t in attrs.items() if t in ("type", "list(type)"))) or "none"
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"{where}: type constraint on attr '{attr}', which is not a type attr of op '{op}' "
-                f"(its type attrs: {have})",
-            )
+            _LOG.warning(
+                "%s: type constraint on attr '%s', which is not a type attr of op '%s' (its type attrs: %s); "
+                "looking this kernel up will fail",
+                where, attr, op, have,
+            )  # fmt: skip
     args = {a.name for a in (*op_def.input_arg, *op_def.output_arg)}
     for arg in info["host_memory"]:
         if arg not in args:
-            raise errors.InvalidArgumentError(
-                None, None, f"{where}: HostMemory('{arg}') names no input or output of op '{op}'"
-            )
+            _LOG.warning("%s: HostMemory('%s') names no input or output of op '%s'; ignored", where, arg, op)
 
 
 def register_native_kernel(kernel_name: str, kernel_def: bytes | None, capsule: Any) -> KernelRegistration:
     """TF_RegisterKernelBuilder(WithKernelDef): file the builder in the global KernelRegistry.
 
-    Errors (a kernel for an unknown op, a constraint on a non-type attr, a duplicate
-    registration) are recorded on the plugin being loaded, so it is rolled back, and
-    raised so the plugin's TF_Status sees them too.
+    As in TensorFlow, a kernel for an op not registered (yet) and a second kernel for an op
+    and device type are accepted (the choice happens at lookup). Errors (no compute
+    function, an unknown DataType) are recorded on the plugin being loaded, so it is rolled
+    back, and raised so the plugin's TF_Status sees them too.
     """
     from modtensor.plugin.native import bridge
     from modtensor.plugin.native.kernel_def import parse_kernel_def
@@ -171,7 +172,7 @@ def register_native_kernel(kernel_name: str, kernel_def: bytes | None, capsule: 
         where = f"Kernel '{kernel_name}' for op '{op}' on {device}"
         if not info["has_compute"]:
             raise errors.InvalidArgumentError(None, None, f"{where}: the builder has no compute function")
-        _check_against_op(op, device, info, where)
+        _check_against_op(op, info, where)
         constraints: dict[str, list[int]] = {}
         for attr, dtype in info["constraints"]:
             if dtype not in types_pb2.DataType.values():

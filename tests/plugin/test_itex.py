@@ -1,0 +1,116 @@
+"""A production binary plugin, unchanged: Intel Extension for TensorFlow (CPU) from PyPI.
+
+scripts/install_itex.sh puts the wheel (cached) into the test venv; this test runs it when the
+wheel is not installed yet, and skips, saying why, only when it cannot be had (no wheel for this
+platform, or PyPI unreachable). ITEX is discovered in ``site-packages/tensorflow-plugins/``,
+resolves its ``_pywrap_tensorflow_internal.so`` and ``TF_*`` symbols against modtensor, registers
+its ops, kernels and CPU graph optimizer, and runs the golden models with its own kernels.
+tests/golden/itex/tf215_itex_partitions.json is what TensorFlow 2.15 with ITEX does with them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .support import REPO
+
+GOLDEN = json.loads((REPO / "tests/golden/itex/tf215_itex_partitions.json").read_text())["models"]
+MODELS = REPO / "examples" / "models"
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("MODTENSOR_NO_TF_PLUGINS", None)  # the suite's default: this test is about that folder
+    env.pop("MODTENSOR_NO_PLUGINS", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def itex() -> None:
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists() or "avx2" not in cpuinfo.read_text():
+        pytest.skip("ITEX's CPU backend needs Linux on a CPU with AVX2")
+    env = dict(os.environ, MODTENSOR_VENV=str(Path(sys.executable).parent.parent))
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts/install_itex.sh")], capture_output=True, text=True, env=env, timeout=900
+    )
+    if done.returncode == 2:
+        pytest.skip(f"no ITEX wheel for this platform: {done.stderr.strip()}")
+    if done.returncode != 0:
+        pytest.skip(f"ITEX could not be installed (scripts/install_itex.sh): {done.stderr.strip()[-500:]}")
+
+
+@pytest.fixture(scope="module")
+def models(itex) -> dict:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests/plugin/itex_models.py")],
+        capture_output=True,
+        text=True,
+        env=_child_env(),
+        timeout=600,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr[-6000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _itex_ops(ops: dict[str, int]) -> dict[str, int]:
+    return {op: n for op, n in ops.items() if op.startswith("_ITEX")}
+
+
+def test_itex_is_discovered_in_tensorflow_plugins_and_registers_everything(models):
+    (record,) = [p for p in models["plugins"] if p["name"] == "libitex_cpu.so"]
+    assert record["error"] is None, record["error"]
+    assert record["origin"].startswith("tensorflow-plugins in ")
+    assert record["entry_points"] == {"TF_InitKernel": "called", "TF_InitGraph": "called"}
+    assert len(record["ops"]) == 311 and len(record["kernels"]["CPU"]) > 1200
+    assert record["optimizers"] == ["CPU"]
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_models_run_with_itex_and_give_tensorflows_outputs(models, name):
+    result = models["models"][name]
+    assert result["max_abs_error_vs_tf221"] < 1e-5, result
+    plugin_rows = [status for pass_name, status in result["passes"] if pass_name.endswith("libitex_cpu.so")]
+    assert plugin_rows and plugin_rows[0] in ("ran", "no change"), result["passes"]
+
+
+@pytest.mark.parametrize("name", ["mlp", "small_cnn"])
+def test_itex_rewrites_as_under_tensorflow(models, name):
+    assert _itex_ops(models["models"][name]["ops"]) == _itex_ops(GOLDEN[name]["ops"])
+
+
+def test_itex_kernels_run_the_convolutions_and_attention(models):
+    mobilenet = models["models"]["mobilenet_block"]["ops"]
+    assert "Conv2D" not in mobilenet and "DepthwiseConv2dNative" not in mobilenet
+    for op in ("_ITEXDepthwiseConv2dNative", "_ITEXFusedMatMul", "_ITEXSoftmax"):
+        assert mobilenet[op] == GOLDEN["mobilenet_block"]["ops"][op]
+    # TF 2.15 cannot run this TF 2.21 graph with ITEX (ITEX's layout pass aborts on BatchMatMulV2's
+    # grad_x attr, unknown to TF 2.15); on modtensor, whose OpDefs are TF 2.21's, ITEX runs it.
+    assert "failed" in GOLDEN["transformer_encoder"]
+    transformer = models["models"]["transformer_encoder"]["ops"]
+    assert transformer["_ITEXFusedMatMul"] >= 1 and transformer["_ITEXSoftmax"] == 1
+    assert "BatchMatMulV2" not in transformer and "MatMul" not in transformer
+
+
+def test_modtensor_run_logs_itex_kernels_and_modtensor_plugins_says_where_itex_came_from(itex):
+    run = subprocess.run(
+        [sys.executable, "-m", "modtensor.cli.main", "run", str(MODELS / "small_cnn.pb"), "--log-placement",
+         "--input", f"image={MODELS / 'small_cnn.input.npy'}"],
+        capture_output=True, text=True, env=_child_env(), timeout=300, cwd=REPO,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "conv1/Relu: (_ITEXFusedConv2D): /job:localhost/replica:0/task:0/device:CPU:0" in run.stdout
+    assert "probs: (_ITEXSoftmax): /job:localhost/replica:0/task:0/device:CPU:0" in run.stdout
+    plugins = subprocess.run(
+        [sys.executable, "-m", "modtensor.cli.main", "plugins"],
+        capture_output=True, text=True, env=_child_env(), timeout=300, cwd=REPO,
+    )  # fmt: skip
+    block = plugins.stdout[plugins.stdout.index("libitex_cpu.so  (native, loaded)") :]
+    assert "  from: tensorflow-plugins in " in block and "graph optimizers: CPU" in block
