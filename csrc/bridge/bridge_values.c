@@ -319,6 +319,7 @@ PyObject* mt_aligned_empty(int nd, const npy_intp* dims, PyArray_Descr* descr) {
   }
   char* data = PyArray_BYTES((PyArrayObject*)raw);
   data += (MT_ALIGNMENT - (uintptr_t)data % MT_ALIGNMENT) % MT_ALIGNMENT;
+  if (PyDataType_REFCHK(descr)) memset(data, 0, (size_t)nbytes); /* object slots start NULL */
   PyObject* array = PyArray_NewFromDescr(&PyArray_Type, descr, nd, (npy_intp*)dims, NULL, data, NPY_ARRAY_CARRAY, NULL);
   if (array == NULL || PyArray_SetBaseObject((PyArrayObject*)array, raw) < 0) {
     Py_XDECREF(array);
@@ -380,7 +381,10 @@ int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** k
     in->dims = dims;
   }
   if (dtype == TF_STRING) return fill_string_input(in, value);
-  if (!PyArray_IS_C_CONTIGUOUS(a) || ((uintptr_t)PyArray_DATA(a) % MT_ALIGNMENT != 0 && PyArray_NBYTES(a) > 0)) {
+  /* Object arrays (resource and variant handles) hold Python objects, not data a plugin reads: never copied. */
+  int objects = PyArray_TYPE(a) == NPY_OBJECT;
+  if (!objects &&
+      (!PyArray_IS_C_CONTIGUOUS(a) || ((uintptr_t)PyArray_DATA(a) % MT_ALIGNMENT != 0 && PyArray_NBYTES(a) > 0))) {
     /* Non-contiguous, or not on TensorFlow's 64-byte alignment (a value made by numpy outside the
        runtime's allocators: a Python kernel's output, a user's array): the plugin reads a copy. */
     PyArrayObject* copy = aligned_copy(a, keep);
