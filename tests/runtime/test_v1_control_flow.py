@@ -17,6 +17,7 @@ import pytest
 from modtensor.framework import errors, importer
 from modtensor.framework.graph import Graph
 from modtensor.framework.protos import graph_pb2
+from modtensor.runtime.graph_execution import ExecutionOptions, compile_graph
 from modtensor.runtime.session import Session
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "v1_control_flow"
@@ -55,6 +56,26 @@ def test_program_matches_tensorflow(name: str) -> None:
     graph = load(name)
     with Session(graph=graph) as session:
         replay(name, session)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n.startswith("while")))
+def test_loops_on_the_dataflow_machine_equal_compiled_loops(name: str) -> None:
+    """Every loop also runs frame by frame on the dataflow machine (what loops the compiler refuses get)."""
+    program = CASES[name]
+    graph_def = load(name).as_graph_def()
+    for run in program["runs"]:
+        if "error" in run:
+            continue
+        feeds = [array(v) for v in run["feeds"].values()]
+        results = []
+        for compile_loops in (True, False):
+            options = ExecutionOptions(compile_loops=compile_loops)
+            compiled = compile_graph(graph_def, list(run["feeds"]), program["fetch_names"], options=options)
+            has_compiled = any(e._loops for e in compiled._executors)
+            assert has_compiled == compile_loops, name
+            results.append(compiled.run(feeds))
+        for a, b in zip(*results, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_failing_node_in_an_iteration_names_node_frame_and_iteration() -> None:

@@ -34,6 +34,7 @@ step finishes with that error.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections import deque
@@ -47,11 +48,12 @@ from modtensor.framework import dtypes, errors, graph_walk, op_spec
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.op_registry import OpRegistry, global_registry
 from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2, types_pb2
-from modtensor.runtime import control_flow_info
+from modtensor.runtime import compiled_loop, control_flow_info
 from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.device import Device
 from modtensor.runtime.inter_op import InterOpPool
 from modtensor.runtime.kernel_registry import KernelRegistry
+from modtensor.runtime.kernels import control_flow as control_flow_kernels
 from modtensor.runtime.op_kernel import AsyncOpKernel, FunctionKernel, OpKernel, OpKernelContext, create_kernel
 from modtensor.runtime.partitioner import RECV_OPS, SEND_OPS, transfer_key
 from modtensor.runtime.rendezvous import Rendezvous, SentTensor, copy_tensor, frame_id
@@ -64,6 +66,17 @@ KernelCache = MutableMapping[tuple[str, str], tuple[node_def_pb2.NodeDef, OpKern
 # Node kinds: a prepared function with 1, 2 or n inputs, a kernel run with a context, a send, a receive, an
 # asynchronous kernel. The plan and the dataflow machine dispatch on them without further tests.
 _CALL1, _CALL2, _CALLN, _CONTEXT, _SEND, _RECV, _ASYNC = 0, 1, 2, 3, 4, 5, 6
+# The runtime's own control-flow kernels, done by the dataflow machine without a kernel call: pass the value on
+# (Enter, Exit, NextIteration, LoopCond, Identity), Switch, Merge.
+_FORWARD, _SWITCH, _MERGE = 7, 8, 9
+_LOOP = 10  # a compiled while loop (runtime/compiled_loop.py)
+
+_PLUMBING_KINDS: dict[type, int] = {
+    control_flow_kernels.ForwardKernel: _FORWARD,
+    control_flow_kernels.LoopCondKernel: _FORWARD,
+    control_flow_kernels.SwitchKernel: _SWITCH,
+    control_flow_kernels.MergeKernel: _MERGE,
+}
 
 # Op types cheap enough never to be worth another thread (the rest start as expensive; see _NodeItem.cost).
 _CHEAP_OPS = frozenset(
@@ -160,6 +173,10 @@ class _NodeItem:
         "is_next_iteration",
         "kernel",
         "kind",
+        "loop",
+        "ctrl",
+        "edges",
+        "frame_plain",
         "merge_or_trigger_consumers",
         "name",
         "node",
@@ -175,6 +192,7 @@ class _NodeItem:
         self.name = node.name
         self.kernel: OpKernel | None = None
         self.transfer: _Transfer | None = None
+        self.loop: Any = None  # compiled_loop.CompiledLoop for a compiled loop's node
         self.call: Callable[..., Any] | None = None
         self.kind = _CONTEXT
         self.expected: np.dtype | None = None
@@ -189,8 +207,13 @@ class _NodeItem:
         self.is_next_iteration = op in graph_walk.NEXT_ITERATION_OPS
         self.is_control_trigger = op == "ControlTrigger"
         self.is_constant_enter = self.is_enter and node.attr["is_constant"].b
+        self.frame_plain = not (self.is_enter or self.is_exit or self.is_next_iteration)
         self.enter_frame = node.attr["frame_name"].s.decode() if self.is_enter else ""
         self.merge_or_trigger_consumers = False
+        # Filled for the dataflow machine: (consumer, its pending position, input slot, our output) per data edge,
+        # (consumer, pending position) per control edge; positions are in the consumers' frame.
+        self.edges: tuple[tuple[_NodeItem, int, int, int], ...] = ()
+        self.ctrl: tuple[tuple[_NodeItem, int], ...] = ()
         self.frame = ""
         # Seconds per call (exponential average); None until measured. Cheap op types start cheap.
         self.cost: float | None = 0.0 if op in _CHEAP_OPS else None
@@ -222,9 +245,11 @@ class Executor:
         op_registry: OpRegistry | None = None,
         kernel_cache: KernelCache | None = None,
         dataflow: bool = False,
+        compile_loops: bool = True,
     ):
         """Compile ``graph_def`` for ``device``; ``dataflow`` forces the dataflow machine (a step where some
-        partition has control flow: dead values may arrive through any receive)."""
+        partition has control flow: dead values may arrive through any receive); ``compile_loops=False`` runs
+        every while loop on the dataflow machine (runtime/compiled_loop.py is the default for simple loops)."""
         self.device = device
         self.graph_def = graph_def
         op_registry = op_registry if op_registry is not None else global_registry()
@@ -239,27 +264,19 @@ class Executor:
             )
         self.nodes: list[node_def_pb2.NodeDef] = [nodes[i] for i in walked.order]
         self._owned: list[OpKernel] = []
+        self._kernel_args = (op_registry, registry, kernel_cache)
+        self._loops: dict[str, _NodeItem] = {}  # compiled loops by their node's name
+        if compile_loops and control_flow_info.has_control_flow(self.nodes):
+            self.nodes = self._compile_loops(self.nodes)
         items = [_NodeItem(i, node) for i, node in enumerate(self.nodes)]
         self._items = items
         self._by_name = {item.name: item for item in items}
         in_types: list[list[int]] = []
         out_types: list[list[int]] = []
         for item in items:
-            node = item.node
-            if node.op in SEND_OPS:
-                item.transfer, item.kind = _Transfer(node, device), _SEND
-                in_types.append([node.attr["T"].type])
-                out_types.append([])
-            elif node.op in RECV_OPS:
-                item.transfer, item.kind = _Transfer(node, device), _RECV
-                in_types.append([])
-                out_types.append([node.attr["tensor_type"].type])
-            else:
-                kernel = self._kernel(node, op_registry, registry, kernel_cache)
-                item.kernel = kernel
-                item.expected = kernel._expected_np[0] if kernel._expected_np else None
-                in_types.append([t.as_datatype_enum for t in kernel.input_types])
-                out_types.append([t.as_datatype_enum for t in kernel.output_types])
+            types = self._fill_item(item)
+            in_types.append(types[0])
+            out_types.append(types[1])
         self._num_outputs = [len(t) for t in out_types]
         self._inputs = self._wire(in_types, out_types)
         for item, slots in zip(items, self._inputs, strict=True):
@@ -279,6 +296,86 @@ class Executor:
             self._compile_dataflow()
 
     # ------------------------------------------------------------------ compiling
+
+    def _fill_item(self, item: _NodeItem) -> tuple[list[int], list[int]]:
+        """Give ``item`` its transfer, kernel or compiled loop; returns its input and output dtypes."""
+        node = item.node
+        if node.op in SEND_OPS:
+            item.transfer, item.kind = _Transfer(node, self.device), _SEND
+            return [node.attr["T"].type], []
+        if node.op in RECV_OPS:
+            item.transfer, item.kind = _Transfer(node, self.device), _RECV
+            return [], [node.attr["tensor_type"].type]
+        if node.op == compiled_loop.COMPILED_LOOP_OP:
+            compiled = self._loops[node.name]
+            item.loop, item.kind, item.cost = compiled.loop, _LOOP, None
+            return list(compiled.loop.structure.input_types), list(compiled.loop.structure.output_types)
+        kernel = self._kernel(node, *self._kernel_args)
+        item.kernel = kernel
+        item.expected = kernel._expected_np[0] if kernel._expected_np else None
+        return [t.as_datatype_enum for t in kernel.input_types], [t.as_datatype_enum for t in kernel.output_types]
+
+    def _compile_loops(self, nodes: list[node_def_pb2.NodeDef]) -> list[node_def_pb2.NodeDef]:
+        """Replace every loop frame of the compilable shape (innermost first) by one compiled-loop node."""
+        rejected: set[str] = set()
+
+        def compilable(node: node_def_pb2.NodeDef) -> bool:
+            if node.op == compiled_loop.COMPILED_LOOP_OP:
+                return True
+            op_def = self._kernel_args[0].lookup(node.op)
+            return op_def is not None and not node.op.startswith("_")
+
+        while True:
+            loops = [loop for loop in compiled_loop.find_loops(nodes, compilable) if loop.frame not in rejected]
+            accepted = []
+            for loop in loops:
+                steps: dict[str, tuple[_NodeItem, int]] = {}
+                try:
+                    for member in loop.members:
+                        if member.op in compiled_loop.PLUMBING_OPS:
+                            continue
+                        item = self._loops.get(member.name) or _NodeItem(-1, member)
+                        if item.id == -1 and member.op != compiled_loop.COMPILED_LOOP_OP:
+                            in_types, out_types = self._fill_item(item)
+                            item.num_inputs = len(in_types)
+                            if item.kind == _ASYNC or isinstance(item.kernel, AsyncOpKernel):
+                                raise compiled_loop.NotCompilable("an asynchronous kernel")
+                            self._choose_call(item)
+                            steps[member.name] = (item, len(out_types))
+                        else:
+                            steps[member.name] = (item, len(item.loop.structure.output_types))
+                    compiled = compiled_loop.CompiledLoop(loop, steps)
+                except compiled_loop.NotCompilable:
+                    rejected.add(loop.frame)
+                    continue
+                loop_item = _NodeItem(-1, loop.node)
+                loop_item.loop, loop_item.kind, loop_item.cost = compiled, _LOOP, None
+                self._loops[loop.node.name] = loop_item
+                accepted.append(loop)
+            if not accepted:
+                return nodes
+            nodes = compiled_loop.replace_loops(nodes, accepted)
+            nodes = [nodes[i] for i in graph_walk.node_order(nodes).order]
+
+    def _run_item(self, step: StepContext, item: _NodeItem, inputs: list[Any], frame_iter: tuple[int, int]) -> list:
+        """Run one synchronous node of a compiled loop (a kernel, or a loop nested in it)."""
+        kind = item.kind
+        if kind <= _CALLN:
+            out = item.call(*inputs)  # type: ignore[misc]
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            expected = item.expected
+            if out.dtype is not expected and expected is not None and out.dtype != expected:
+                _raise_dtype_error(item.kernel, out)
+            return [out]
+        if kind == _FORWARD:
+            return [inputs[0]]
+        if kind == _LOOP:
+            loop = item.loop
+            inner = frame_id(frame_iter[0], frame_iter[1], loop.frame)
+            return loop.run(inputs, inner, step.cancellation, functools.partial(self._run_item, step))
+        ctx = OpKernelContext(item.kernel, inputs, step_id=step.step_id, step=step, frame_iter=frame_iter)  # type: ignore[arg-type]
+        return item.kernel.run(ctx)  # type: ignore[union-attr]
 
     def _kernel(
         self,
@@ -344,6 +441,10 @@ class Executor:
         if isinstance(kernel, AsyncOpKernel):
             item.kind = _ASYNC
             return
+        plumbing = _PLUMBING_KINDS.get(type(kernel))
+        if plumbing is not None:
+            item.kind = plumbing
+            return
         direct = isinstance(kernel, FunctionKernel) or self.device.is_host
         prepare = getattr(kernel, "prepared_call", None) if direct else None
         call = prepare() if prepare is not None else None
@@ -377,7 +478,8 @@ class Executor:
             drop = tuple(s for s in range(start, stop) if s not in last_use)
             first = slots[0] if slots else -1
             second = slots[1] if len(slots) > 1 else -1
-            plan.append((item.kind, item, item.call, first, second, tuple(slots), take, start, stop, drop))
+            kind = item.kind if item.kind < _ASYNC else _CONTEXT  # the plan calls plumbing kernels like any other
+            plan.append((kind, item, item.call, first, second, tuple(slots), take, start, stop, drop))
         return plan
 
     def _compile_dataflow(self) -> None:
@@ -411,6 +513,11 @@ class Executor:
             item.merge_or_trigger_consumers = any(
                 items[d].is_merge or items[d].is_control_trigger for d, _, _ in item.out_edges
             ) or any(items[d].is_merge or items[d].is_control_trigger for d in item.control_out)
+            item.edges = tuple(
+                (items[d], frames[items[d].frame].positions[d], items[d].input_start + slot, output)
+                for d, slot, output in item.out_edges
+            )
+            item.ctrl = tuple((items[d], frames[items[d].frame].positions[d]) for d in item.control_out)
         self._frames = frames
         self._parent_frame = info.parent_of
 
@@ -880,54 +987,108 @@ class _DataflowRun:
 
     def _process_queue(self, inline: deque) -> None:
         """Run ready nodes until the queue is empty (TF's ExecutorState::Process)."""
+        stats = self.step.stats
+        pool = self._pool
+        popleft = inline.popleft
         while inline:
-            item, frame, iteration, is_dead = inline.popleft()
+            item, frame, iteration, is_dead = popleft()
             if self._status is not None:
                 self._node_done_dropped()
                 continue
             kind = item.kind
             if is_dead and kind != _SEND and kind != _RECV:
-                ready = self._propagate(item, frame, iteration, [None] * self.executor._num_outputs[item.id], True)
-                if ready:
-                    self._schedule(ready, inline)
-                continue
-            if kind in (_RECV, _ASYNC):
+                outputs = [None] * self.executor._num_outputs[item.id]
+            elif kind == _FORWARD:
+                slots = iteration.inputs
+                start = item.input_start
+                outputs = [slots[start]]
+                slots[start] = None
+            elif kind in (_RECV, _ASYNC):
                 self._start_async(item, frame, iteration, is_dead)
                 continue
-            inputs = self._take_inputs(item, iteration)
-            measure = self._pool is not None and item.cost is None or self.step.stats is not None
-            t0 = time.perf_counter_ns() if measure else 0
-            wall = time.time_ns() if measure else 0
-            try:
-                if kind == _SEND:
-                    transfer = item.transfer
-                    value = None if is_dead else inputs[0]
+            else:
+                n = item.num_inputs
+                slots = iteration.inputs
+                start = item.input_start
+                inputs = slots[start : start + n]
+                slots[start : start + n] = [None] * n
+                measure = stats is not None or (pool is not None and item.cost is None)
+                if measure:
+                    t0 = time.perf_counter_ns()
+                    wall = time.time_ns()
+                try:
+                    if kind <= _CALLN:
+                        out = item.call(*inputs)  # type: ignore[misc]
+                        inputs.clear()
+                        if type(out) is not np.ndarray:
+                            out = np.asarray(out)
+                        expected = item.expected
+                        if out.dtype is not expected and expected is not None and out.dtype != expected:
+                            _raise_dtype_error(item.kernel, out)
+                        outputs = [out]
+                        del out
+                    elif kind == _LOOP:
+                        inner = frame_id(frame.frame_id, iteration.iteration, item.loop.frame)
+                        run_item = functools.partial(self.executor._run_item, self.step)
+                        outputs = item.loop.run(inputs, inner, self.step.cancellation, run_item)
+                    elif kind == _SWITCH:
+                        outputs = _switch(item, inputs)
+                    elif kind == _MERGE:
+                        outputs = _merge(inputs)
+                    elif kind == _SEND:
+                        self._send(item, frame, iteration, None if is_dead else inputs[0], is_dead)
+                        outputs = []
+                    else:
+                        outputs = self._compute(item, inputs, frame, iteration)
                     del inputs
-                    self.step.rendezvous.send(
-                        transfer.key_for(frame.frame_id, iteration.iteration),
-                        value,
-                        transfer.device,
-                        transfer.on_host,
-                        is_dead,
-                    )
-                    del value
-                    outputs: list[Any] = []
-                else:
-                    outputs = self._compute(item, inputs, frame, iteration)
+                except compiled_loop.LoopStepError as exc:  # a node inside a compiled loop: name it
                     del inputs
-            except Exception as exc:  # noqa: BLE001 - any kernel failure fails the step, named
-                self._fail(self.executor._error(item, exc, frame.describe(iteration)))
-                self._node_done_dropped()
-                continue
-            if measure:
-                t1 = time.perf_counter_ns()
-                _learn_cost(item, (t1 - t0) * 1e-9)
-                if self.step.stats is not None:
-                    self._record(item, outputs, wall, t0, t1)
-            ready = self._propagate(item, frame, iteration, outputs, False)
+                    self._fail(self.executor._error(exc.item or item, exc.error, exc.where))
+                    self._node_done_dropped()
+                    continue
+                except Exception as exc:  # noqa: BLE001 - any kernel failure fails the step, named
+                    del inputs
+                    self._fail(self.executor._error(item, exc, frame.describe(iteration)))
+                    self._node_done_dropped()
+                    continue
+                if measure:
+                    t1 = time.perf_counter_ns()
+                    _learn_cost(item, (t1 - t0) * 1e-9)
+                    if stats is not None:
+                        self._record(item, outputs, wall, t0, t1)
+            if item.frame_plain:
+                # The common case (not Enter/Exit/NextIteration) inline: TF's fast path of PropagateOutputs.
+                ready = []
+                with self._lock:
+                    if self._status is None:
+                        self._activate(item, frame, iteration, outputs, is_dead, ready)
+                        iteration.outstanding_ops -= 1
+                        if iteration.outstanding_ops == 0:
+                            self._cleanup_iterations(frame, iteration, ready)
+                        self._outstanding += len(ready) - 1
+                        finished = self._outstanding == 0 and not self._finished
+                    else:
+                        self._outstanding -= 1
+                        finished = self._outstanding == 0 and not self._finished
+                        ready = []
+                    if finished:
+                        self._finished = True
+                        ready = []
+                if finished:
+                    self._finish()
+            else:
+                ready = self._propagate(item, frame, iteration, outputs, is_dead)
             del outputs
             if ready:
-                self._schedule(ready, inline)
+                if pool is None:
+                    inline.extend(ready)
+                else:
+                    self._schedule(ready, inline)
+
+    def _send(self, item: _NodeItem, frame: _Frame, iteration: _Iteration, value: Any, is_dead: bool) -> None:
+        transfer = item.transfer
+        key = transfer.key_for(frame.frame_id, iteration.iteration)  # type: ignore[union-attr]
+        self.step.rendezvous.send(key, value, transfer.device, transfer.on_host, is_dead)  # type: ignore[union-attr]
 
     def _take_inputs(self, item: _NodeItem, iteration: _Iteration) -> list[Any]:
         """Move the node's inputs out of the iteration's slots (so the kernel may forward them)."""
@@ -1104,20 +1265,46 @@ class _DataflowRun:
         ready: list[_Tagged],
     ) -> None:
         """Hand outputs to the consumers in ``iteration``; append the ones that became ready (TF's ActivateNodes)."""
-        items = self.items
-        positions = frame.info.positions
         pending = iteration.pending
-        dead = iteration.dead
         slots = iteration.inputs
         before = len(ready)
-        for dst_id, dst_input, src_output in item.out_edges:
-            dst = items[dst_id]
-            p = positions[dst_id]
-            value = outputs[src_output]
+        if not item.merge_or_trigger_consumers:
+            if is_dead:
+                dead = iteration.dead
+                for dst, p, _slot, _output in item.edges:
+                    dead[p] += 1
+                    pending[p] -= 1
+                    if pending[p] == 0:
+                        ready.append((dst, frame, iteration, True))
+                for dst, p in item.ctrl:
+                    dead[p] += 1
+                    pending[p] -= 1
+                    if pending[p] == 0:
+                        ready.append((dst, frame, iteration, True))
+            else:
+                dead = iteration.dead
+                for dst, p, slot, output in item.edges:
+                    value = outputs[output]
+                    if value is None:  # an output the kernel left unset (a Switch's other branch): dead
+                        dead[p] += 1
+                    else:
+                        slots[slot] = value
+                    pending[p] -= 1
+                    if pending[p] == 0:
+                        ready.append((dst, frame, iteration, dead[p] > 0))
+                for dst, p in item.ctrl:
+                    pending[p] -= 1
+                    if pending[p] == 0:
+                        ready.append((dst, frame, iteration, dead[p] > 0))
+            iteration.outstanding_ops += len(ready) - before
+            return
+        dead = iteration.dead
+        for dst, p, slot, output in item.edges:
+            value = outputs[output]
             value_dead = is_dead or value is None
             if dst.is_merge:
                 if not value_dead:
-                    slots[dst.input_start + dst_input] = value
+                    slots[slot] = value
                     count = pending[p]
                     pending[p] = count & ~1
                     if count == 1:
@@ -1128,15 +1315,14 @@ class _DataflowRun:
                     if pending[p] == 1 and dst_dead:
                         ready.append((dst, frame, iteration, True))
                 continue
-            slots[dst.input_start + dst_input] = value
             if value_dead:
                 dead[p] += 1
+            else:
+                slots[slot] = value
             pending[p] -= 1
             if pending[p] == 0:
                 ready.append((dst, frame, iteration, dead[p] > 0 and not dst.is_control_trigger))
-        for dst_id in item.control_out:
-            dst = items[dst_id]
-            p = positions[dst_id]
+        for dst, p in item.ctrl:
             if dst.is_merge:
                 pending[p] -= 2
                 dst_dead = dead[p] == dst.num_inputs
@@ -1229,39 +1415,8 @@ class _DataflowRun:
         self, frame: _Frame, parent: _Frame, parent_iteration: _Iteration, ready: list[_Tagged]
     ) -> None:
         """A finished loop whose Exits never got a live value: their consumers in the parent get dead inputs."""
-        items = self.items
-        positions = parent.info.positions
-        pending = parent_iteration.pending
-        dead = parent_iteration.dead
         for exit_item in frame.dead_exits:
-            before = len(ready)
-            for dst_id, _dst_input, _src_output in exit_item.out_edges:
-                dst = items[dst_id]
-                p = positions[dst_id]
-                if dst.is_merge:
-                    dead[p] += 1
-                    dst_dead = dead[p] == dst.num_inputs
-                    if pending[p] == 1 and dst_dead:
-                        ready.append((dst, parent, parent_iteration, True))
-                else:
-                    dead[p] += 1
-                    pending[p] -= 1
-                    if pending[p] == 0:
-                        ready.append((dst, parent, parent_iteration, not dst.is_control_trigger))
-            for dst_id in exit_item.control_out:
-                dst = items[dst_id]
-                p = positions[dst_id]
-                if dst.is_merge:
-                    pending[p] -= 2
-                    dst_dead = dead[p] == dst.num_inputs
-                    if pending[p] == 0 or (pending[p] == 1 and dst_dead):
-                        ready.append((dst, parent, parent_iteration, dst_dead))
-                else:
-                    dead[p] += 1
-                    pending[p] -= 1
-                    if pending[p] == 0:
-                        ready.append((dst, parent, parent_iteration, not dst.is_control_trigger))
-            parent_iteration.outstanding_ops += len(ready) - before
+            self._activate(exit_item, parent, parent_iteration, [None], True, ready)
         frame.dead_exits = []
 
     # ------------------------------------------------------------------ step stats
@@ -1320,6 +1475,36 @@ class _Waiter:
 
 
 # ============================================================================ helpers
+
+
+_INDEX_VALUES: list[np.ndarray] = []
+
+
+def _index_value(index: int) -> np.ndarray:
+    """A read-only int32 scalar array (Merge's value_index), shared."""
+    while len(_INDEX_VALUES) <= index:
+        value = np.asarray(len(_INDEX_VALUES), np.int32)
+        value.flags.writeable = False
+        _INDEX_VALUES.append(value)
+    return _INDEX_VALUES[index]
+
+
+def _switch(item: _NodeItem, inputs: list[Any]) -> list[Any]:
+    """Switch: the data to ``output_true`` when the predicate holds, else to ``output_false``; the other is dead."""
+    pred = inputs[1]
+    if np.ndim(pred) != 0:
+        raise errors.InvalidArgumentError(
+            item.node, None, f"The second input must be a scalar, but it has shape {list(np.shape(pred))}"
+        )
+    return [None, inputs[0]] if pred else [inputs[0], None]
+
+
+def _merge(inputs: list[Any]) -> list[Any]:
+    """Merge: the live input and its index (the dataflow machine runs a Merge when its first one arrived)."""
+    for index, value in enumerate(inputs):
+        if value is not None:
+            return [value, _index_value(index)]
+    raise errors.InternalError(None, None, "Merge ran without a live input")
 
 
 def _is_expensive(item: _NodeItem) -> bool:

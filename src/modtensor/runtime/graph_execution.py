@@ -70,6 +70,7 @@ class ExecutionOptions:
     rewrite_options: Any = None  # a RewriterConfig for the graph optimizer; None: config.optimizer's options
     optimize_graph: bool = True  # False skips the graph optimizer (its own constant-folding evaluations)
     inter_op_threads: int = 0  # nodes of a step that may run at once (0: the process setting, then the cores)
+    compile_loops: bool = True  # simple while loops run as compiled plans (False: all on the dataflow machine)
 
 
 def normalize_tensor_name(name: str) -> str:
@@ -145,7 +146,14 @@ def compile_graph(
             device = devices.lookup(name)
             assert device is not None
             executors.append(
-                Executor(partition_graph, device, registry=registry, kernel_cache=kernel_cache, dataflow=dataflow)
+                Executor(
+                    partition_graph,
+                    device,
+                    registry=registry,
+                    kernel_cache=kernel_cache,
+                    dataflow=dataflow,
+                    compile_loops=options.compile_loops,
+                )
             )
     except BaseException:
         for executor in executors:

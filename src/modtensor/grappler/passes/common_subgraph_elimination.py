@@ -28,7 +28,8 @@ COMMUTATIVE = {
     "SquaredDifference",
     "AddN",
 }
-_SKIP = {"NoOp", "Placeholder", "PlaceholderWithDefault"}
+# As in TF (CanDedup): Enter and Exit are never merged, they tie values to one loop frame each.
+_SKIP = {"NoOp", "Placeholder", "PlaceholderWithDefault", "Enter", "Exit", "RefEnter", "RefExit"}
 
 
 class CommonSubgraphElimination(GraphOptimizer):
