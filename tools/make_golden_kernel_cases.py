@@ -634,16 +634,26 @@ def run_raw(c: dict):
     return [t.numpy() for t in out] if isinstance(out, (list, tuple)) else out.numpy()
 
 
-def main() -> int:
-    makers = (elementwise_cases, activation_cases, conv_cases, reduction_cases, array_cases, random_cases)
-    for make in (*makers, frontend_extra_cases):
-        make()
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
+def _storable(value) -> np.ndarray:
+    """An array npz can hold without pickling: string tensors (objects holding bytes) as fixed-width bytes."""
+    array = np.asarray(value)
+    if array.dtype == object:
+        return np.array([bytes(v) for v in array.reshape(-1)], dtype=bytes).reshape(array.shape)
+    return array
+
+
+def write_cases(cases: list[dict], out_dir: Path) -> int:
+    """Run every case with TF and write ``out_dir/index.json`` plus one npz per op (replacing the old ones).
+
+    A case may carry ``check`` (how the test compares, e.g. "up_to_sign" for decompositions
+    whose vectors TF and LAPACK may sign differently); it is copied into the index.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, dict[str, np.ndarray]] = collections.defaultdict(dict)
     index = []
     counts: collections.Counter = collections.Counter()
     skipped = []
-    for c in CASES:
+    for c in cases:
         op = c["op"]
         cid = f"c{counts[op]}"
         try:
@@ -657,16 +667,18 @@ def main() -> int:
             continue
         counts[op] += 1
         entry: dict = {"op": op, "id": cid, "inputs": [], "attrs": {k: to_json_attr(v) for k, v in c["attrs"].items()}}
-        if c["deviation"]:
+        if c.get("deviation"):
             entry["deviation"] = c["deviation"]
+        if c.get("check"):
+            entry["check"] = c["check"]
         for j, value in enumerate(c["inputs"]):
             if isinstance(value, list):
                 keys = [f"{cid}_in{j}_{k}" for k in range(len(value))]
                 for key, v in zip(keys, value, strict=True):
-                    arrays[op][key] = np.asarray(v)
+                    arrays[op][key] = _storable(v)
                 entry["inputs"].append({"list": keys})
             else:
-                arrays[op][f"{cid}_in{j}"] = np.asarray(value)
+                arrays[op][f"{cid}_in{j}"] = _storable(value)
                 entry["inputs"].append({"key": f"{cid}_in{j}"})
         if error is not None:
             entry["error"] = error
@@ -674,20 +686,27 @@ def main() -> int:
             outs = result if isinstance(result, list) else [result]
             entry["outputs"] = []
             for k, v in enumerate(outs):
-                arrays[op][f"{cid}_out{k}"] = np.asarray(v)
+                arrays[op][f"{cid}_out{k}"] = _storable(v)
                 entry["outputs"].append(f"{cid}_out{k}")
             entry["multi_output"] = isinstance(result, list)
         index.append(entry)
-    for f in OUT_DIR.glob("*.npz"):
+    for f in out_dir.glob("*.npz"):
         f.unlink()
     for op, arrs in arrays.items():
-        np.savez_compressed(OUT_DIR / f"{op}.npz", **arrs)
-    (OUT_DIR / "index.json").write_text(json.dumps({"tensorflow": tf.__version__, "cases": index}, indent=0) + "\n")
+        np.savez_compressed(out_dir / f"{op}.npz", **arrs)
+    (out_dir / "index.json").write_text(json.dumps({"tensorflow": tf.__version__, "cases": index}, indent=0) + "\n")
     print(f"{len(index)} cases over {len(counts)} ops ({sum('error' in e for e in index)} error cases); "
           f"{len(skipped)} dropped (no TF CPU kernel or rejected before running):")  # fmt: skip
     for s in skipped:
         print("  dropped:", s)
     return 0
+
+
+def main() -> int:
+    makers = (elementwise_cases, activation_cases, conv_cases, reduction_cases, array_cases, random_cases)
+    for make in (*makers, frontend_extra_cases):
+        make()
+    return write_cases(CASES, OUT_DIR)
 
 
 if __name__ == "__main__":

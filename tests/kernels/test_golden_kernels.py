@@ -1,8 +1,12 @@
-"""Replays TensorFlow's golden kernel cases (tests/golden/kernels, made by tools/make_golden_kernel_cases.py).
+"""Replays TensorFlow's golden kernel cases (tests/golden/kernels, made by tools/make_golden_kernel_cases.py,
+and tests/golden/op_breadth/kernels, made by tools/make_golden_op_breadth.py).
 
 Every case runs the op's numpy function with the recorded inputs and attrs and
-must give TF's dtype and shape, exactly TF's integer/bool values, TF's float
-values within tight tolerances, or TF's error class and message.
+must give TF's dtype and shape, exactly TF's integer/bool/string values, TF's float
+values within tight tolerances, or TF's error class and message. Decompositions
+(``check: up_to_sign``: QR, SVD, eigenvectors) may differ from TF's by the sign of
+each vector, which LAPACK and Eigen choose differently; the rest must match. Where TF leaves outputs
+uninitialized (``check: values_of_output_0``), only their dtype and shape are compared.
 """
 
 from __future__ import annotations
@@ -18,19 +22,27 @@ from modtensor.framework import errors
 from modtensor.kernels.cpu import OP_FUNCTIONS
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "kernels"
-INDEX = json.loads((GOLDEN / "index.json").read_text())["cases"]
+BREADTH = GOLDEN.parent / "op_breadth" / "kernels"
+INDEX = [
+    case | {"dir": str(folder)}
+    for folder in (GOLDEN, BREADTH)
+    for case in json.loads((folder / "index.json").read_text())["cases"]
+]
 
 TOLERANCE = {  # (rtol, atol relative to the output's scale) per float dtype
     np.dtype(np.float16): (1e-3, 1e-3),
     np.dtype(np.float32): (1e-5, 1e-6),
     np.dtype(np.float64): (1e-12, 1e-12),
+    np.dtype(np.complex64): (1e-5, 1e-6),
+    np.dtype(np.complex128): (1e-12, 1e-12),
 }
 
 
 @functools.cache
-def arrays(op: str) -> dict[str, np.ndarray]:
-    with np.load(GOLDEN / f"{op}.npz") as data:
-        return {k: data[k] for k in data.files}
+def arrays(op: str, folder: str = str(GOLDEN)) -> dict[str, np.ndarray]:
+    """The op's recorded arrays; fixed-width bytes (how npz holds string tensors) as modtensor's object arrays."""
+    with np.load(Path(folder) / f"{op}.npz") as data:
+        return {k: data[k].astype(object) if data[k].dtype.kind == "S" else data[k] for k in data.files}
 
 
 def attr_value(value):
@@ -38,7 +50,7 @@ def attr_value(value):
 
 
 def call(case: dict):
-    data = arrays(case["op"])
+    data = arrays(case["op"], case["dir"])
     inputs = [[data[k] for k in spec["list"]] if "list" in spec else data[spec["key"]] for spec in case["inputs"]]
     attrs = {k: attr_value(v) for k, v in case["attrs"].items()}
     return OP_FUNCTIONS[case["op"]](*inputs, **attrs)
@@ -50,12 +62,13 @@ def assert_matches(got, want: np.ndarray, where: str) -> None:
     assert got.shape == want.shape, f"{where}: shape {got.shape} != TF's {want.shape}"
     if want.dtype in TOLERANCE:
         rtol, atol = TOLERANCE[want.dtype]
-        finite = np.abs(want[np.isfinite(want)].astype(np.float64))
+        finite = np.abs(want[np.isfinite(want)]).astype(np.float64)
         if want.dtype == np.float16 and finite.size:
             # TF accumulates float16 sums in float16 (order unknown); modtensor in float32.
             atol *= max(1.0, float(finite.max()))
+        wide = np.complex128 if want.dtype.kind == "c" else np.float64
         np.testing.assert_allclose(
-            got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True, err_msg=where
+            got.astype(wide), want.astype(wide), rtol=rtol, atol=atol, equal_nan=True, err_msg=where
         )
     else:
         np.testing.assert_array_equal(got, want, err_msg=where)
@@ -71,7 +84,7 @@ def test_matches_tensorflow(case: dict) -> None:
         assert str(info.value) == case["error"]["message"], where
         return
     got = call(case)
-    data = arrays(case["op"])
+    data = arrays(case["op"], case["dir"])
     wants = [data[k] for k in case["outputs"]]
     if "deviation" in case:  # a deliberate difference from a TF bug: dtype and shape must still agree
         assert got.dtype == wants[0].dtype and got.shape == wants[0].shape, where
@@ -80,9 +93,46 @@ def test_matches_tensorflow(case: dict) -> None:
         assert isinstance(got, tuple) and len(got) == len(wants), where
     else:
         got = (got,)
+    if case.get("check") == "up_to_sign":
+        got = _signs_like(case["op"], got, wants)
+    if case.get("check") == "values_of_output_0":
+        for k, (g, w) in enumerate(zip(got[1:], wants[1:], strict=True)):
+            assert (g.dtype, g.shape) == (w.dtype, w.shape), f"{where} output {k + 1}"
+        got, wants = got[:1], wants[:1]
     for k, (g, w) in enumerate(zip(got, wants, strict=True)):
         assert_matches(g, w, f"{where} output {k}")
 
 
-def test_every_op_function_has_golden_cases() -> None:
+def _flip(vectors: np.ndarray, want: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``vectors`` with each vector along ``axis`` (columns: -2, rows: -1) sign-matched to ``want``'s; the signs."""
+    dot = np.sum(vectors.astype(np.complex128).conj() * want, axis=axis, keepdims=True).real
+    signs = np.where(dot < 0, -1, 1).astype(vectors.dtype)
+    return vectors * signs, signs
+
+
+def _signs_like(op: str, got: tuple, wants: list[np.ndarray]) -> tuple:
+    """The decomposition with each vector's sign chosen like TF's (the products it represents are unchanged)."""
+    if op == "Qr":  # column j of q and row j of r change sign together
+        q, r = got
+        k = min(q.shape[-1], r.shape[-2])
+        q_k, signs = _flip(q[..., :k], wants[0][..., :k], axis=-2)
+        q = np.concatenate([q_k, q[..., k:]], axis=-1)
+        r = np.concatenate([r[..., :k, :] * np.swapaxes(signs, -1, -2), r[..., k:, :]], axis=-2)
+        return q, r
+    if op == "Svd":  # column j of u and of v change sign together
+        s, u, v = got
+        if u.size == 0:
+            return got
+        k = s.shape[-1]
+        u_k, signs = _flip(u[..., :k], wants[1][..., :k], axis=-2)
+        u = np.concatenate([u_k, _flip(u[..., k:], wants[1][..., k:], axis=-2)[0]], axis=-1)
+        v = np.concatenate([v[..., :k] * signs, _flip(v[..., k:], wants[2][..., k:], axis=-2)[0]], axis=-1)
+        return s, u, v
+    if op == "SelfAdjointEigV2":
+        e, v = got
+        return e, _flip(v, wants[1], axis=-2)[0]
+    raise AssertionError(f"no up_to_sign comparison for {op}")
+
+
+def test_every_op_function_has_golden_cases() -> None:  # in tests/golden/kernels or tests/golden/op_breadth
     assert sorted(set(OP_FUNCTIONS) - {c["op"] for c in INDEX}) == []

@@ -26,8 +26,10 @@ from modtensor.framework.protos import node_def_pb2
 from modtensor.framework.shape_inference import InferenceContext, run_shape_fn
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "shape_cases.json"
-CASES = json.loads(GOLDEN.read_text())["cases"]
-OP_DEFS = GOLDEN.parent / "tf_op_defs.pbtxt"
+# The op-breadth ops (issue 13) have their own cases, written by tools/make_golden_op_breadth.py.
+BREADTH = GOLDEN.parent / "op_breadth"
+CASES = json.loads(GOLDEN.read_text())["cases"] + json.loads((BREADTH / "shape_cases.json").read_text())["cases"]
+OP_DEFS = (GOLDEN.parent / "tf_op_defs.pbtxt", BREADTH / "op_defs.pbtxt")
 
 
 def _case_ids() -> list[str]:
@@ -67,7 +69,7 @@ def replay(case: dict) -> list[list[int | None] | None]:
 
 
 def test_golden_covers_every_standard_op() -> None:
-    standard_ops = set(re.findall(r'^  name: "(\w+)"$', OP_DEFS.read_text(), re.M))
+    standard_ops = {name for path in OP_DEFS for name in re.findall(r'^  name: "(\w+)"$', path.read_text(), re.M)}
     assert len(standard_ops) >= 86
     missing = sorted(standard_ops - {c["op"] for c in CASES})
     assert not missing, f"ops without golden shape cases: {missing}"

@@ -1,7 +1,8 @@
 """modtensor's standard OpDefs equal TensorFlow 2.21's registered OpDefs (docs aside), field by field.
 
 ``tests/golden/tf_op_defs.pbtxt`` was written by ``tools/dump_tf_op_defs.py`` from
-TensorFlow itself; a GraphDef exported by TF imports only if names, types,
+TensorFlow itself (``tests/golden/op_breadth/op_defs.pbtxt`` by ``tools/make_golden_op_breadth.py``);
+a GraphDef exported by TF imports only if names, types,
 defaults and flags agree exactly.
 """
 
@@ -17,8 +18,12 @@ from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import op_def_pb2
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "tf_op_defs.pbtxt"
-# More OpDefs recorded with the features that added them (tools/make_golden_variables.py).
-MORE_GOLDEN = [Path(__file__).resolve().parent.parent / "golden" / "variables" / "op_defs.pbtxt"]
+# More OpDefs recorded with the features that added them (tools/make_golden_variables.py,
+# tools/make_golden_op_breadth.py for the op breadth of issue 13).
+MORE_GOLDEN = [
+    Path(__file__).resolve().parent.parent / "golden" / "variables" / "op_defs.pbtxt",
+    Path(__file__).resolve().parent.parent / "golden" / "op_breadth" / "op_defs.pbtxt",
+]
 TF_OP_DEFS = {
     op.name: op
     for path in (GOLDEN, *MORE_GOLDEN)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from modtensor.kernels.cpu import activations, array, conv, elementwise, matmul, pooling, random, reductions
+from modtensor.kernels.cpu import activations, array, conv, elementwise, linalg, matmul, pooling, random, reductions
 from modtensor.kernels.cpu import strided_slice as _strided_slice
 
 OP_FUNCTIONS: dict[str, Callable[..., object]] = {
@@ -121,6 +121,11 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "RandomUniform": random.random_uniform,
     "RandomUniformInt": random.random_uniform_int,  # added with integer tf.random.uniform
 }
+
+# Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
+BREADTH_MODULES = (linalg,)
+for _module in BREADTH_MODULES:
+    OP_FUNCTIONS.update(_module.OP_FUNCTIONS)
 
 
 def register_cpu_kernels(registry: Any = None) -> list[Any]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from modtensor.framework import errors, tensor_proto
 from modtensor.framework.protos import tensor_shape_pb2
-from modtensor.kernels.cpu import OP_FUNCTIONS
+from modtensor.kernels.cpu import BREADTH_MODULES, OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
 from modtensor.kernels.cpu import losses as _losses
@@ -180,6 +180,8 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "Where": {"T": "FLOATS INTS UINTS bool COMPLEX"},
     "ZerosLike": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
 }
+for _module in BREADTH_MODULES:  # the op-breadth modules' own tables (issue 13)
+    CPU_TYPE_CONSTRAINTS.update(_module.CPU_TYPE_CONSTRAINTS)
 
 
 class ConstKernel(OpKernel):

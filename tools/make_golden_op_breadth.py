@@ -1,0 +1,289 @@
+"""Record TensorFlow's OpDefs, CPU kernel constraints, shape inference and kernel results for the op-breadth ops.
+
+Run with the TensorFlow scratch venv (modtensor and its tests never import TensorFlow):
+
+    /work/tfvenv/bin/python tools/make_golden_op_breadth.py
+
+The ops that real models and the public API need beyond the starter set (issue 13:
+Einsum, BatchMatMulV3, the linalg, image, scatter/gather, segment, scan, sort and
+string ops, ...). Writes under ``tests/golden/op_breadth/``:
+
+- ``op_defs.pbtxt``: TF's OpDefs (docs dropped), read by ``tests/ops/test_op_defs.py``;
+- ``cpu_kernel_constraints.json``: TF's CPU KernelDefs per op (the format of
+  ``tests/golden/tf_cpu_kernel_constraints.json``), read by ``tests/runtime/test_cpu_kernels_registered.py``;
+- ``shape_cases.json``: TF's static shapes (or shape errors) over partial shapes and constant inputs,
+  made with ``tools/make_golden_shape_cases.py``'s machinery, read by ``tests/ops/test_golden_shapes.py``;
+- ``kernels/``: kernel cases run eagerly on TF's CPU, made with ``tools/make_golden_kernel_cases.py``'s
+  writer, read by ``tests/kernels/test_golden_kernels.py``.
+
+It is deterministic (seeded inputs): running it again gives the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import make_golden_kernel_cases as kernel_gen  # noqa: E402
+import make_golden_shape_cases as shape_gen  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from google.protobuf import text_format  # noqa: E402
+from tensorflow.core.framework import op_def_pb2, types_pb2  # noqa: E402
+from tensorflow.python.framework import kernels, op_def_registry  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "op_breadth"
+RNG = np.random.default_rng(20260513)
+
+OPS = [
+    # transformers and keras.applications
+    "Einsum", "BatchMatMulV3",
+    # linalg
+    "MatrixInverse", "MatrixDeterminant", "Cholesky", "MatrixSolve", "Qr", "Svd", "SelfAdjointEigV2",
+    "MatrixDiagV3", "MatrixDiagPartV3", "MatrixBandPart",
+]  # fmt: skip
+
+U = None
+P, C = shape_gen.P, shape_gen.C
+F, F64, I32, I64 = "float32", "float64", "int32", "int64"
+SHAPE_CASES: list[dict] = []
+KERNEL_CASES: list[dict] = []
+
+
+def shape_case(op: str, *inputs, **attrs) -> None:
+    """A shape case: inputs as P(shape, dtype) placeholders or C(value, dtype) constants, attrs by OpDef name."""
+    SHAPE_CASES.append({"op": op, "inputs": list(inputs), "attrs": attrs})
+
+
+def kernel_case(op: str, *inputs, check: str | None = None, **attrs) -> None:
+    """A kernel case: numpy inputs (a list for a list arg), attrs by OpDef name.
+
+    ``check`` tells the test how to compare where exact comparison cannot work: "up_to_sign" (decomposition
+    vectors, signed differently by LAPACK and Eigen), "values_of_output_0" (TF leaves the other outputs
+    uninitialized: only their dtype and shape count).
+    """
+    KERNEL_CASES.append({"op": op, "inputs": list(inputs), "attrs": attrs, "deviation": None, "check": check})
+
+
+def rnd(shape, dtype=np.float32, scale=1.0) -> np.ndarray:
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        return RNG.integers(-9, 10, size=shape).astype(dtype)
+    if np.issubdtype(np.dtype(dtype), np.complexfloating):
+        return (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(dtype) * scale
+    return (RNG.standard_normal(shape) * scale).astype(dtype)
+
+
+# =========================================================================== Einsum, BatchMatMulV3
+
+# Every equation form Keras 3 emits (EinsumDense and MultiHeadAttention), plus TF's other forms.
+EINSUM_FORMS = [
+    ("abc,cde->abde", [(2, 3, 4), (4, 5, 6)]),  # MHA query/key/value projections
+    ("abcd,cde->abe", [(2, 3, 5, 6), (5, 6, 4)]),  # MHA output projection
+    ("BTNH,BSNH->BNTS", [(2, 3, 4, 5), (2, 6, 4, 5)]),  # attention scores
+    ("BNTS,BSNH->BTNH", [(2, 4, 3, 6), (2, 6, 4, 5)]),  # attention-weighted values
+    ("aecd,abcd->acbe", [(2, 3, 4, 5), (2, 6, 4, 5)]),  # Keras 2 MHA scores
+    ("acbe,aecd->abcd", [(2, 4, 6, 3), (2, 3, 4, 5)]),  # Keras 2 MHA values
+    ("ab,bc->ac", [(3, 4), (4, 5)]),
+    ("abc,cd->abd", [(2, 3, 4), (4, 5)]),
+    ("...b,bc->...c", [(2, 3, 4), (4, 5)]),
+    ("...ij,...jk->...ik", [(3, 1, 2, 4), (5, 4, 2)]),  # broadcast batch dims
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("i,i->", [(5,), (5,)]),
+    ("ij,ij->ij", [(3, 4), (3, 4)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij->i", [(3, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("ii->", [(4, 4)]),
+    ("bii->bi", [(2, 3, 3)]),
+    ("ab,cd->", [(2, 3), (4, 5)]),
+    ("abc,bd->adc", [(2, 3, 4), (3, 5)]),
+    ("a...,a...->...", [(3, 2, 4), (3, 1, 4)]),
+]
+
+
+def einsum_cases() -> None:
+    for equation, shapes in EINSUM_FORMS:
+        kernel_case("Einsum", [rnd(s) for s in shapes], equation=equation)
+        shape_case("Einsum", [P(list(s)) for s in shapes], equation=equation)
+    for dt in (np.float64, np.int32, np.int64, np.float16, np.complex64):
+        kernel_case("Einsum", [rnd((2, 3, 4), dt), rnd((4, 5), dt)], equation="abc,cd->abd")
+    kernel_case("Einsum", [rnd((2, 3)), rnd((4, 5))], equation="ab,bc->ac")  # mismatched contraction
+    kernel_case("Einsum", [rnd((0, 3)), rnd((3, 5))], equation="ab,bc->ac")
+    kernel_case("Einsum", [rnd((2, 3, 4, 8)), rnd((2, 5, 4, 8))], equation="BTNH,BSNH->BNTS")
+    # shapes: partial and unknown
+    shape_case("Einsum", [P([U, U, 4]), P([4, 5, 6])], equation="abc,cde->abde")
+    shape_case("Einsum", [P(None), P([4, 5])], equation="abc,cd->abd")
+    shape_case("Einsum", [P([U, 3, 4]), P([2, 4, 5])], equation="...ij,...jk->...ik")
+    shape_case("Einsum", [P(None), P([4, 5])], equation="...j,jk->...k")
+    shape_case("Einsum", [P([2, 3]), P([4, 5])], equation="ab,bc->ac")  # incompatible
+    shape_case("Einsum", [P([2, 3, 4])], equation="ab->a")  # rank mismatch
+    shape_case("Einsum", [P([2, 3]), P([3, 5])], equation="ab,bc->ad")  # unknown output label
+    shape_case("Einsum", [P([2, 3]), P([3, 5])], equation="ab,bc")  # no arrow
+    shape_case("Einsum", [P([2, 3, 4]), P([3, 4])], equation="...b,bc->c")  # bcast dims dropped
+    shape_case("Einsum", [P([2, 3]), P([3, 5]), P([5])], equation="ab,bc,c->a")
+    shape_case("Einsum", [P([2, 3])], equation="a..b->a")
+
+
+def batch_matmul_v3_cases() -> None:
+    for ta, tb, tout in ((np.float32,) * 3, (np.float64,) * 3, (np.int32,) * 3, (np.int8, np.int8, np.int32),
+                         (np.uint8, np.int8, np.int32), (np.int64,) * 3):  # fmt: skip
+        kernel_case("BatchMatMulV3", rnd((2, 3, 4), ta), rnd((4, 5), tb), Tout=tout)
+    kernel_case("BatchMatMulV3", rnd((2, 4, 3)), rnd((1, 5, 4)), Tout=np.float32, adj_x=True, adj_y=True)
+    kernel_case("BatchMatMulV3", rnd((2, 3, 4)), rnd((3, 5, 4)), Tout=np.float32)
+    shape_case("BatchMatMulV3", P([U, 3, 4], "int8"), P([4, 5], "int8"), Tout=tf.int32)
+    shape_case("BatchMatMulV3", P([2, 4, 3]), P([3, 5, 4]), Tout=tf.float32, adj_x=True, adj_y=True)
+    shape_case("BatchMatMulV3", P([2, 3, 4]), P([3, 5, 4]), Tout=tf.float32)
+    shape_case("BatchMatMulV3", P(None), P([4, 5]), Tout=tf.float32)
+
+
+# =========================================================================== linalg
+
+
+def _spd(n: int, batch=()) -> np.ndarray:
+    a = rnd((*batch, n, n), np.float64)
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def linalg_cases() -> None:
+    for dt in (np.float32, np.float64):
+        m = (_spd(3, (2,)) + rnd((2, 3, 3), np.float64)).astype(dt)
+        kernel_case("MatrixInverse", m)
+        kernel_case("MatrixInverse", m, adjoint=True)
+        kernel_case("MatrixDeterminant", m)
+        kernel_case("Cholesky", _spd(4, (2,)).astype(dt))
+        kernel_case("MatrixSolve", m, rnd((2, 3, 2), dt))
+        kernel_case("MatrixSolve", m, rnd((2, 3, 2), dt), adjoint=True)
+        for shape in ((4, 3), (3, 4), (2, 3, 3)):
+            x = rnd(shape, dt)
+            kernel_case("Qr", x, check="up_to_sign")
+            kernel_case("Qr", x, full_matrices=True, check="up_to_sign")
+            kernel_case("Svd", x, check="up_to_sign")
+            kernel_case("Svd", x, full_matrices=True, check="up_to_sign")
+            kernel_case("Svd", x, compute_uv=False, check="values_of_output_0")  # TF's u, v: uninitialized scalars
+        kernel_case("SelfAdjointEigV2", _spd(4, (2,)).astype(dt), check="up_to_sign")
+        kernel_case("SelfAdjointEigV2", _spd(3).astype(dt), compute_v=False, check="values_of_output_0")
+    kernel_case("MatrixInverse", rnd((3, 3), np.float16))
+    kernel_case("MatrixInverse", np.zeros((2, 2), np.float32))  # singular
+    kernel_case("MatrixInverse", rnd((2, 3)))
+    kernel_case("MatrixInverse", rnd((3,)))
+    kernel_case("MatrixInverse", rnd((0, 3, 3)))
+    kernel_case("MatrixDeterminant", np.zeros((2, 2), np.float32))
+    kernel_case("MatrixDeterminant", rnd((2, 0, 0)))
+    kernel_case("MatrixDeterminant", rnd((2, 2), np.complex64))
+    kernel_case("Cholesky", np.array([[4.0, 99.0], [2.0, 5.0]], np.float32))  # upper triangle ignored
+    kernel_case("MatrixSolve", np.zeros((2, 2), np.float32), rnd((2, 1)))  # singular
+    kernel_case("MatrixSolve", rnd((3, 3)), rnd((2, 1)))
+    # diagonals and bands
+    x = rnd((2, 3, 4))
+    for k in (0, 1, -1, [-1, 1], [0, 2], [-2, 0], [1, 3]):
+        for align in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+            kernel_case("MatrixDiagPartV3", x, np.array(k, np.int32), np.float32(-1), align=align)
+    kernel_case("MatrixDiagPartV3", x, np.array(4, np.int32), np.float32(0))  # out of bound
+    kernel_case("MatrixDiagPartV3", x, np.array([1, 0], np.int32), np.float32(0))  # lower > upper
+    kernel_case("MatrixDiagPartV3", rnd((3, 3), np.int32), np.array(0, np.int32), np.int32(0))
+    for diag, k, rows, cols in ((rnd((2, 3)), 0, -1, -1), (rnd((3,)), 1, -1, -1), (rnd((3,)), -1, 5, -1),
+                                (rnd((3,)), 0, 3, 5), (rnd((2, 3, 3)), [-1, 1], -1, -1),
+                                (rnd((2, 2)), [0, 1], 3, 3), (rnd((3,)), 0, 2, 2)):  # fmt: skip
+        for align in ("RIGHT_LEFT", "LEFT_RIGHT"):
+            kernel_case("MatrixDiagV3", diag, np.array(k, np.int32), np.int32(rows), np.int32(cols),
+                        np.float32(9), align=align)  # fmt: skip
+    kernel_case("MatrixDiagV3", np.array([True, False]), np.int32(0), np.int32(-1), np.int32(-1), np.bool_(False))
+    for lo, up in ((0, -1), (-1, 0), (1, 1), (0, 0), (-1, -1), (2, 0), (5, 0)):
+        kernel_case("MatrixBandPart", rnd((2, 4, 4)), np.int64(lo), np.int64(up))
+    kernel_case("MatrixBandPart", rnd((3, 5), np.int32), np.int32(1), np.int32(2))
+    kernel_case("MatrixBandPart", rnd((3,)), np.int64(1), np.int64(2))
+
+    # shapes
+    for op in ("MatrixInverse", "Cholesky", "MatrixDeterminant"):
+        for s in ([3, 3], [2, U, 3], [U, U], None, [2, 3], [3]):
+            shape_case(op, P(s))
+    for a, b in (([3, 3], [3, 2]), ([U, 3, 3], [2, 3, 4]), ([2, 3, 3], [2, 4, 1]), (None, [3, 2]), ([3, 3], [2])):
+        shape_case("MatrixSolve", P(a), P(b))
+    for s in ([4, 3], [3, 4], [2, U, 5], None, [3]):
+        for full in (False, True):
+            shape_case("Qr", P(s), full_matrices=full)
+            shape_case("Svd", P(s), full_matrices=full)
+        shape_case("Svd", P(s), compute_uv=False)
+    for s in ([3, 3], [2, U, 4], None, [2, 3]):
+        shape_case("SelfAdjointEigV2", P(s))
+        shape_case("SelfAdjointEigV2", P(s), compute_v=False)
+    for s, k in (([2, 3, 4], 0), ([2, 3, 4], [-1, 1]), ([U, 3, 4], 1), ([2, U, 4], [0, 2]), (None, 0),
+                 ([3, 4], 5), ([3, 4], [1, 0]), ([3], 0)):  # fmt: skip
+        shape_case("MatrixDiagPartV3", P(s), C(k), C(0.0, F))
+    shape_case("MatrixDiagPartV3", P([3, 4]), P([2], I32), C(0.0, F))
+    for s, k, rows, cols in (([2, 3], 0, -1, -1), ([3], 1, -1, -1), ([3], -1, 5, -1), ([3], 0, 3, 5),
+                             ([2, 3, 3], [-1, 1], -1, -1), ([2, 2], [0, 1], 3, 3), ([U, 3], 0, -1, -1),
+                             ([3], 0, 2, 2), ([3], 0, 4, 5), ([2, 3], [-1, 1], -1, -1), (None, 0, -1, -1)):  # fmt: skip
+        shape_case("MatrixDiagV3", P(s), C(k), C(rows), C(cols), C(0.0, F))
+    shape_case("MatrixDiagV3", P([3]), C(0), P([], I32), P([], I32), C(0.0, F))
+    for s in ([3, 4], [2, U, U], None, [3]):
+        shape_case("MatrixBandPart", P(s), C(1, I64), C(-1, I64))
+
+
+# =========================================================================== writing
+
+
+def _cpu_kernel_defs(op: str) -> list[dict]:
+    entries = []
+    for kdef in kernels.get_registered_kernels_for_op(op).kernel:
+        if kdef.device_type != "CPU":
+            continue
+        entries.append(
+            {
+                "constraints": {
+                    c.name: [types_pb2.DataType.Name(t) for t in c.allowed_values.list.type]
+                    for c in kdef.constraint
+                    if c.allowed_values.list.type
+                },
+                "host_memory": list(kdef.host_memory_arg),
+                "label": kdef.label,
+                "priority": kdef.priority,
+            }
+        )
+    return entries
+
+
+def write_op_defs() -> None:
+    op_list = op_def_pb2.OpList()
+    for name in sorted(OPS):
+        op_def = op_list.op.add()
+        op_def.CopyFrom(op_def_registry.get(name))
+        op_def.ClearField("summary")
+        op_def.ClearField("description")
+        for item in (*op_def.input_arg, *op_def.output_arg, *op_def.attr):
+            item.ClearField("description")
+    header = f"# Generated by tools/make_golden_op_breadth.py from TensorFlow {tf.__version__}; do not edit.\n"
+    (OUT / "op_defs.pbtxt").write_text(header + text_format.MessageToString(op_list))
+    constraints = {op: _cpu_kernel_defs(op) for op in sorted(OPS)}
+    meta = {"generated_by": "tools/make_golden_op_breadth.py", "tensorflow": tf.__version__}
+    (OUT / "cpu_kernel_constraints.json").write_text(
+        json.dumps({"meta": meta, "kernels": constraints}, indent=1, sort_keys=True) + "\n"
+    )
+
+
+def write_shape_cases() -> None:
+    records = [r for r in (shape_gen.run_case(c) for c in SHAPE_CASES) if r is not None]
+    (OUT / "shape_cases.json").write_text(
+        json.dumps({"tensorflow": tf.__version__, "cases": records}, separators=(",", ":")) + "\n"
+    )
+    print(f"wrote {len(records)} shape cases ({sum('error' in r for r in records)} errors)")
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases):
+        make()
+    write_op_defs()
+    write_shape_cases()
+    return kernel_gen.write_cases(KERNEL_CASES, OUT / "kernels")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
