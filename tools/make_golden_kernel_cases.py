@@ -566,11 +566,13 @@ def frontend_extra_cases() -> None:
 
 _PREFIX = re.compile(r"^\{\{function_node [^}]*\}\}\s*")
 _SUFFIX = re.compile(r"\s*\[Op:\w+\]( name:.*)?$", re.S)
+_NODE_NAME = re.compile(r", node name: \w+$")
 
 
 def clean_message(message: str) -> str:
-    """TF's kernel message without the eager wrapper's function-node prefix and [Op:X] suffix."""
-    return _SUFFIX.sub("", _PREFIX.sub("", message.strip()))
+    """TF's kernel message without the eager wrapper's function-node prefix and [Op:X] suffix, and without the
+    ", node name: X" some kernels append (modtensor's errors carry the node separately)."""
+    return _NODE_NAME.sub("", _SUFFIX.sub("", _PREFIX.sub("", message.strip())))
 
 
 def to_tf_attr(value):

@@ -47,7 +47,16 @@ OPS = [
     # linalg
     "MatrixInverse", "MatrixDeterminant", "Cholesky", "MatrixSolve", "Qr", "Svd", "SelfAdjointEigV2",
     "MatrixDiagV3", "MatrixDiagPartV3", "MatrixBandPart",
+    # image models
+    "ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea", "FusedBatchNorm", "FusedBatchNormV3",
+    # gather, scatter, broadcast, reverse
+    "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd", "BroadcastTo", "ReverseV2",
+    # ordering, clipping, segments, scans
+    "TopKV2", "Unique", "ClipByValue", "SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin",
+    "UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin", "Cumsum", "Cumprod",
 ]  # fmt: skip
+# Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
+KERNEL_ONLY = ["Split", "SplitV"]
 
 U = None
 P, C = shape_gen.P, shape_gen.C
@@ -65,8 +74,8 @@ def kernel_case(op: str, *inputs, check: str | None = None, **attrs) -> None:
     """A kernel case: numpy inputs (a list for a list arg), attrs by OpDef name.
 
     ``check`` tells the test how to compare where exact comparison cannot work: "up_to_sign" (decomposition
-    vectors, signed differently by LAPACK and Eigen), "values_of_output_0" (TF leaves the other outputs
-    uninitialized: only their dtype and shape count).
+    vectors, signed differently by LAPACK and Eigen), "values_of_outputs:0,2" (TF leaves the other outputs
+    uninitialized or fills them with implementation data: only their dtype and shape count).
     """
     KERNEL_CASES.append({"op": op, "inputs": list(inputs), "attrs": attrs, "deviation": None, "check": check})
 
@@ -166,9 +175,9 @@ def linalg_cases() -> None:
             kernel_case("Qr", x, full_matrices=True, check="up_to_sign")
             kernel_case("Svd", x, check="up_to_sign")
             kernel_case("Svd", x, full_matrices=True, check="up_to_sign")
-            kernel_case("Svd", x, compute_uv=False, check="values_of_output_0")  # TF's u, v: uninitialized scalars
+            kernel_case("Svd", x, compute_uv=False, check="values_of_outputs:0")  # TF's u, v: uninitialized scalars
         kernel_case("SelfAdjointEigV2", _spd(4, (2,)).astype(dt), check="up_to_sign")
-        kernel_case("SelfAdjointEigV2", _spd(3).astype(dt), compute_v=False, check="values_of_output_0")
+        kernel_case("SelfAdjointEigV2", _spd(3).astype(dt), compute_v=False, check="values_of_outputs:0")
     kernel_case("MatrixInverse", rnd((3, 3), np.float16))
     kernel_case("MatrixInverse", np.zeros((2, 2), np.float32))  # singular
     kernel_case("MatrixInverse", rnd((2, 3)))
@@ -227,6 +236,191 @@ def linalg_cases() -> None:
         shape_case("MatrixBandPart", P(s), C(1, I64), C(-1, I64))
 
 
+# =========================================================================== image models
+
+
+def image_cases() -> None:
+    img = rnd((2, 5, 7, 3))
+    sizes = ([10, 14], [3, 4], [5, 7], [8, 3], [1, 1])
+    for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"):
+        for size in sizes:
+            for align, half in ((False, False), (True, False), (False, True)):
+                kernel_case(op, img, np.array(size, np.int32), align_corners=align, half_pixel_centers=half)
+        for dt in (np.float64, np.int32, np.uint8, np.float16):
+            x = rnd((1, 4, 4, 2), dt) if dt != np.uint8 else RNG.integers(0, 255, (1, 4, 4, 2)).astype(np.uint8)
+            kernel_case(op, x, np.array([7, 3], np.int32), half_pixel_centers=True)
+        kernel_case(op, img, np.array([4, 4], np.int32), align_corners=True, half_pixel_centers=True)
+        kernel_case(op, img, np.array([0, 4], np.int32))
+        kernel_case(op, rnd((5, 7, 3)), np.array([4, 4], np.int32))
+        kernel_case(op, img, np.array([4, 4, 4], np.int32))
+    for size in sizes:
+        for align in (False, True):
+            kernel_case("ResizeArea", img, np.array(size, np.int32), align_corners=align)
+    kernel_case("ResizeArea", RNG.integers(0, 255, (1, 6, 6, 1)).astype(np.uint8), np.array([4, 4], np.int32))
+    for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea"):
+        shape_case(op, P([2, 5, 7, 3]), C([10, 14]))
+        shape_case(op, P([U, U, U, 3]), C([4, 4]))
+        shape_case(op, P([2, 5, 7, 3]), P([2], I32))
+        shape_case(op, P(None), C([4, 4]))
+        shape_case(op, P([5, 7, 3]), C([4, 4]))
+        shape_case(op, P([2, 5, 7, 3]), C([4, 4, 4]))
+
+
+def batch_norm_cases() -> None:
+    x = rnd((2, 3, 4, 5)) * 2 + 1
+    stats = [rnd((5,)) * 0.1 + 1, rnd((5,)) * 0.1, rnd((5,)) * 0.1, np.abs(rnd((5,))) + 0.5]
+    for op in ("FusedBatchNorm", "FusedBatchNormV3"):
+        kernel_case(op, x, *stats, is_training=False, epsilon=0.001, check="values_of_outputs:0,1,2")
+        kernel_case(op, x, *stats, is_training=True, check="values_of_outputs:0,1,2")
+        kernel_case(op, x, *stats, is_training=True, exponential_avg_factor=0.3, check="values_of_outputs:0,1,2")
+        xc = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+        kernel_case(op, xc, *stats, is_training=False, data_format="NCHW", check="values_of_outputs:0,1,2")
+        kernel_case(op, x, *[v[:4] for v in stats], is_training=False)
+        shape_case(op, P([2, 3, 4, 5]), P([5]), P([5]), P([5]), P([5]), is_training=False)
+        shape_case(op, P([U, U, U, U]), P([5]), P([U]), P([0]), P([0]), is_training=True)
+        shape_case(op, P([2, 5, 3, 4]), P([5]), P([5]), P([5]), P([5]), data_format="NCHW")
+        shape_case(op, P([2, 3, 4, 5]), P([4]), P([5]), P([5]), P([5]), is_training=False)
+        shape_case(op, P([2, 3, 5]), P([5]), P([5]), P([5]), P([5]))
+        shape_case(op, P(None), P([5]), P([5]), P([5]), P([5]), is_training=False)
+    kernel_case("FusedBatchNormV3", x.astype(np.float16), *stats, is_training=False, check="values_of_outputs:0,1,2")
+    shape_case("FusedBatchNormV3", P([2, 3, 4, 5, 6]), P([6]), P([6]), P([6]), P([6]), data_format="NDHWC")
+
+
+# =========================================================================== gather, scatter, broadcast, reverse
+
+
+def indexing_cases() -> None:
+    params = rnd((4, 3, 2))
+    for idx in ([[1], [3]], [[1, 2], [0, 0]], [[1, 2, 1]], [[[0, 1]], [[3, 2]]], np.zeros((0, 1)), [[4, 0]],
+                [[-1, 0]]):  # fmt: skip
+        for it in (np.int32, np.int64):
+            kernel_case("GatherNd", params, np.array(idx, it))
+    kernel_case("GatherNd", np.array([b"a", b"bc", b"d"], object), np.array([[2], [0]], np.int32))
+    kernel_case("GatherNd", params, np.zeros((2, 0), np.int32))
+    for shape in ([4, 3, 2], [U, 3, 2], None):
+        for ishape in ([5, 2], [U, 1], [2, 3, 3], [2, 4], [U, U]):
+            shape_case("GatherNd", P(shape), P(ishape, I32))
+    # ScatterNd and TensorScatter*
+    kernel_case("ScatterNd", np.array([[1], [3], [1]], np.int32), rnd((3, 2)), np.array([5, 2], np.int32))
+    kernel_case("ScatterNd", np.array([[0, 1], [2, 0]], np.int64), rnd((2,)), np.array([3, 2], np.int64))
+    kernel_case("ScatterNd", np.array([[5]], np.int32), rnd((1, 2)), np.array([5, 2], np.int32))
+    kernel_case("ScatterNd", np.array([[1]], np.int32), rnd((2, 2)), np.array([5, 2], np.int32))
+    kernel_case("ScatterNd", np.array([[1], [1]], np.int32), rnd((2,), np.int32), np.array([3], np.int32))
+    t = rnd((4, 3))
+    for op in ("TensorScatterUpdate", "TensorScatterAdd"):
+        kernel_case(op, t, np.array([[1], [3]], np.int32), rnd((2, 3)))
+        kernel_case(op, t, np.array([[1, 2], [0, 0], [1, 2]], np.int64), rnd((3,)))
+        kernel_case(op, t, np.array([[4]], np.int32), rnd((1, 3)))
+        kernel_case(op, rnd((4, 3), np.int32), np.array([[2]], np.int32), rnd((1, 3), np.int32))
+        shape_case(op, P([4, 3]), P([2, 1], I32), P([2, 3]))
+        shape_case(op, P([4, 3]), P([2, 1], I32), P([2, 4]))
+        shape_case(op, P([4, 3]), P([2, 1], I32), P([3, 3]))
+        shape_case(op, P([U, 3]), P([U, 2], I32), P([U]))
+        shape_case(op, P(None), P([2, 1], I32), P([2, 3]))
+    for shape in ([5, 2], [U, 2]):
+        shape_case("ScatterNd", P([3, 1], I32), P([3, 2]), C(shape if None not in shape else [5, 2]))
+    shape_case("ScatterNd", P([3, 1], I32), P([3, 2]), P([2], I32))
+    shape_case("ScatterNd", P([3, 1], I32), P([2, 2]), C([5, 2]))
+    shape_case("ScatterNd", P([3, 1], I32), P([3, 2]), C([0, 2]))
+    # BroadcastTo
+    for x, shape in ((rnd((3,)), [2, 3]), (rnd((2, 1)), [2, 4]), (rnd(()), [2, 2]), (rnd((1, 3)), [4, 1, 3]),
+                     (rnd((2, 3)), [3, 3]), (rnd((2, 3)), [3]), (np.array([True]), [3])):  # fmt: skip
+        kernel_case("BroadcastTo", x, np.array(shape, np.int32))
+    kernel_case("BroadcastTo", rnd((3,), np.int64), np.array([2, 3], np.int64))
+    for s, shape in (([3], [2, 3]), ([2, 1], [2, 4]), (None, [2, 3]), ([U, 3], [2, 3]), ([2, 3], [3, 3]),
+                     ([2, 3], [3])):  # fmt: skip
+        shape_case("BroadcastTo", P(s), C(shape))
+    shape_case("BroadcastTo", P([3]), P([2], I32))
+    # ReverseV2
+    x = rnd((2, 3, 4))
+    for axes in ([0], [1, 2], [-1], [], [0, 1, 2], [3], [1, -2]):
+        kernel_case("ReverseV2", x, np.array(axes, np.int32))
+    kernel_case("ReverseV2", np.array([b"a", b"b"], object), np.array([0], np.int64))
+    for axes in ([0], [1, 2], [3], [1, -2]):
+        shape_case("ReverseV2", P([2, 3, 4]), C(axes))
+    shape_case("ReverseV2", P(None), C([0]))
+    shape_case("ReverseV2", P([2, 3]), P([1], I32))
+    # Split, SplitV (OpDefs and shapes already in the starter fixtures)
+    for dim, num in ((0, 2), (1, 3), (-1, 4), (2, 3), (5, 2)):
+        kernel_case("Split", np.int32(dim), x, num_split=num)
+    for sizes, dim in (([1, 1], 0), ([1, -1], 1), ([2, 2], 2), ([3, 3], 2), ([-1, -1], 0), ([1, 2, 1], -1)):
+        kernel_case("SplitV", x, np.array(sizes, np.int64), np.int32(dim), num_split=len(sizes))
+    kernel_case("SplitV", x, np.array([1, 2], np.int32), np.int32(1), num_split=2)
+
+
+# =========================================================================== ordering, clipping, segments, scans
+
+
+def sort_cases() -> None:
+    x = rnd((3, 6))
+    ties = np.array([[1, 3, 3, 2, 3, 0]], np.float32)
+    for k in (0, 1, 3, 6):
+        kernel_case("TopKV2", x, np.int32(k))
+    kernel_case("TopKV2", ties, np.int32(4))
+    kernel_case("TopKV2", x, np.int32(7))
+    kernel_case("TopKV2", x, np.int32(-1))
+    kernel_case("TopKV2", rnd((2, 3, 5), np.int32), np.int64(2), index_type=np.int64)
+    kernel_case("TopKV2", RNG.integers(0, 9, (8,)).astype(np.uint8), np.int32(3))
+    kernel_case("TopKV2", rnd((4,), np.float64), np.int16(2), index_type=np.int16)
+    kernel_case("TopKV2", np.array([1.0, 3.0, -np.inf, np.inf], np.float32), np.int32(4))  # (NaN order: TF's sort's)
+    for s in ([3, 6], [U, U], None, [3, 2]):
+        shape_case("TopKV2", P(s), C(3))
+    shape_case("TopKV2", P([3, 6]), P([], I32))
+    shape_case("TopKV2", P([]), C(1))
+    for v in ([4, 1, 4, 2, 1, 7], [], [5]):
+        kernel_case("Unique", np.array(v, np.int32))
+    kernel_case("Unique", np.array([2.5, -1.0, 2.5, 0.0], np.float32), out_idx=np.int64)
+    kernel_case("Unique", np.array([b"b", b"a", b"b", b""], object))
+    kernel_case("Unique", np.array([True, True, False]))
+    kernel_case("Unique", rnd((2, 2), np.int32))
+    for s in ([6], [U], None, [2, 3]):
+        shape_case("Unique", P(s, I32))
+    t = rnd((3, 4))
+    for lo, hi in ((np.float32(-0.5), np.float32(0.5)), (rnd((3, 4)) - 1, rnd((3, 4)) + 1), (np.float32(1), rnd((3,)))):
+        kernel_case("ClipByValue", t, lo, hi)
+    kernel_case("ClipByValue", rnd((5,), np.int32), np.int32(-2), np.int32(3))
+    shape_case("ClipByValue", P([3, U]), P([]), P([]))
+
+
+def segment_cases() -> None:
+    data = rnd((6, 3))
+    ids = np.array([0, 0, 1, 3, 3, 3], np.int32)
+    for op in ("SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin"):
+        kernel_case(op, data, ids)
+        kernel_case(op, rnd((6,), np.int32), ids.astype(np.int64))
+        kernel_case(op, data, np.array([0, 1, 1, 0, 2, 2], np.int32))  # not sorted
+        kernel_case(op, data, np.array([0, 1], np.int32))  # wrong length
+        kernel_case(op, rnd((0, 3)), np.zeros((0,), np.int32))
+        shape_case(op, P([6, 3]), P([6], I32))
+        shape_case(op, P([U, 3, 2]), P([U], I32))
+        shape_case(op, P(None), P([6], I32))
+        shape_case(op, P([6, 3]), P([6, 1], I32))
+    kernel_case("SegmentMean", rnd((4,), np.float16), np.array([0, 0, 2, 2], np.int32))
+    uids = np.array([2, 0, -1, 2, 4, 0], np.int32)
+    for op in ("UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin"):
+        kernel_case(op, data, uids, np.int32(5))
+        kernel_case(op, rnd((6,), np.int32), uids, np.int64(6))
+        kernel_case(op, rnd((2, 3, 2)), np.array([[0, 1, 1], [2, 0, 1]], np.int64), np.int32(3))
+        kernel_case(op, data, uids, np.int32(3))  # id out of range
+        kernel_case(op, data, uids[:4], np.int32(5))  # shape mismatch
+        shape_case(op, P([6, 3]), P([6], I32), C(5))
+        shape_case(op, P([2, 3, 4]), P([2, 3], I32), C(7, I64))
+        shape_case(op, P([6, 3]), P([6], I32), P([], I32))
+        shape_case(op, P([6, 3]), P(None, I32), C(5))
+        shape_case(op, P([6, 3]), P([5], I32), C(5))
+    x = rnd((3, 4))
+    for op in ("Cumsum", "Cumprod"):
+        for axis in (0, 1, -1):
+            for exclusive, reverse in ((False, False), (True, False), (False, True), (True, True)):
+                kernel_case(op, x, np.int32(axis), exclusive=exclusive, reverse=reverse)
+        kernel_case(op, rnd((5,), np.int32), np.int64(0), exclusive=True)
+        kernel_case(op, rnd((5,), np.float64), np.int32(0))
+        kernel_case(op, x, np.int32(2))
+        kernel_case(op, x, np.array([0], np.int32))
+        kernel_case(op, rnd((0, 2)), np.int32(0))
+        shape_case(op, P([3, U]), C(1))
+
+
 # =========================================================================== writing
 
 
@@ -261,7 +455,7 @@ def write_op_defs() -> None:
             item.ClearField("description")
     header = f"# Generated by tools/make_golden_op_breadth.py from TensorFlow {tf.__version__}; do not edit.\n"
     (OUT / "op_defs.pbtxt").write_text(header + text_format.MessageToString(op_list))
-    constraints = {op: _cpu_kernel_defs(op) for op in sorted(OPS)}
+    constraints = {op: _cpu_kernel_defs(op) for op in sorted(OPS + KERNEL_ONLY)}
     meta = {"generated_by": "tools/make_golden_op_breadth.py", "tensorflow": tf.__version__}
     (OUT / "cpu_kernel_constraints.json").write_text(
         json.dumps({"meta": meta, "kernels": constraints}, indent=1, sort_keys=True) + "\n"
@@ -278,7 +472,8 @@ def write_shape_cases() -> None:
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases):
+    for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
+                 sort_cases, segment_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

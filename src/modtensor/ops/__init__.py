@@ -6,15 +6,20 @@ are parsed on the registry's first query, so the import stays cheap).
 
 from modtensor.ops import (  # noqa: F401
     array_ops,
+    batch_norm_ops,
     bitwise_ops,
     control_flow_ops,
     control_ops,
     functional_ops,
+    image_ops,
+    indexing_ops,
     linalg_ops,
     math_ops,
     nn_ops,
     random_ops,
     resource_variable_ops,
+    segment_ops,
     sendrecv_ops,
+    sort_ops,
     training_ops,
 )

@@ -14,7 +14,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from modtensor.kernels.cpu import activations, array, conv, elementwise, linalg, matmul, pooling, random, reductions
+from modtensor.kernels.cpu import (
+    activations,
+    array,
+    batch_norm,
+    conv,
+    elementwise,
+    image,
+    indexing,
+    linalg,
+    matmul,
+    pooling,
+    random,
+    reductions,
+    segments,
+    sort,
+)
 from modtensor.kernels.cpu import strided_slice as _strided_slice
 
 OP_FUNCTIONS: dict[str, Callable[..., object]] = {
@@ -123,7 +138,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 }
 
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
-BREADTH_MODULES = (linalg,)
+BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments)
 for _module in BREADTH_MODULES:
     OP_FUNCTIONS.update(_module.OP_FUNCTIONS)
 

@@ -1,0 +1,204 @@
+"""Image resizing kernels with TensorFlow's semantics: bilinear, nearest neighbor, bicubic and area.
+
+Sampling positions follow TF's scalers (legacy ``x * scale``, half-pixel centers, align
+corners) computed in float32 as TF does, so the chosen source pixels and weights are
+TF's; bilinear interpolates in float32 in TF's order, bicubic uses TF's 1025-entry Keys
+coefficient table. Bilinear, bicubic and area output float32 for every input type.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors
+
+_F = np.float32
+
+
+def _validate(images: np.ndarray, size: np.ndarray, align_corners: bool, half_pixel_centers: bool) -> tuple[int, int]:
+    """TF's ImageResizerState checks; returns the output (height, width)."""
+    if half_pixel_centers and align_corners:
+        raise invalid_argument("If half_pixel_centers is True, align_corners must be False.")
+    if images.ndim != 4:
+        raise invalid_argument(f"input must be 4-dimensional{shape_str(images.shape)}")
+    if size.ndim != 1:
+        raise invalid_argument(f"shape_t must be 1-dimensional{shape_str(size.shape)}")
+    if size.size != 2:
+        raise invalid_argument(f"shape_t must have two elements{shape_str(size.shape)}")
+    out_h, out_w = int(size[0]), int(size[1])
+    if out_h <= 0 or out_w <= 0:
+        raise invalid_argument("output dimensions must be positive")
+    if images.shape[3] <= 0:
+        raise invalid_argument("image must have at least one channel")
+    if images.shape[1] <= 0 or images.shape[2] <= 0:
+        raise invalid_argument("input image must be of non-zero size")
+    return out_h, out_w
+
+
+def _scale(in_size: int, out_size: int, align_corners: bool) -> np.float32:
+    """TF's CalculateResizeScale, in float32."""
+    if align_corners and out_size > 1:
+        return _F(in_size - 1) / _F(out_size - 1)
+    return _F(in_size) / _F(out_size)
+
+
+# --------------------------------------------------------------------------- bilinear
+
+
+def _bilinear_axis(in_size: int, out_size: int, scale: np.float32, half_pixel: bool):
+    """(lower index, upper index, lerp) per output position, as TF's compute_interpolation_weights."""
+    pos = np.arange(out_size, dtype=_F)
+    source = (pos + _F(0.5)) * scale - _F(0.5) if half_pixel else pos * scale
+    floor = np.floor(source)
+    lower = np.maximum(floor.astype(np.int64), 0)
+    upper = np.minimum(np.ceil(source).astype(np.int64), in_size - 1)
+    return lower, upper, (source - floor).astype(_F)
+
+
+@ignoring_fp_errors
+def resize_bilinear(
+    images: np.ndarray, size: np.ndarray, align_corners: bool = False, half_pixel_centers: bool = False
+) -> np.ndarray:
+    """ResizeBilinear: each output pixel interpolates its four source pixels (float32 output)."""
+    images, size = np.asarray(images), np.asarray(size)
+    out_h, out_w = _validate(images, size, align_corners, half_pixel_centers)
+    _, in_h, in_w, _ = images.shape
+    ys = _bilinear_axis(in_h, out_h, _scale(in_h, out_h, align_corners), half_pixel_centers)
+    xs = _bilinear_axis(in_w, out_w, _scale(in_w, out_w, align_corners), half_pixel_centers)
+    x = images.astype(_F, copy=False)
+    top, bottom = x[:, ys[0]], x[:, ys[1]]
+    x_lerp = xs[2][None, None, :, None]
+    top_interp = top[:, :, xs[0]] + (top[:, :, xs[1]] - top[:, :, xs[0]]) * x_lerp
+    bottom_interp = bottom[:, :, xs[0]] + (bottom[:, :, xs[1]] - bottom[:, :, xs[0]]) * x_lerp
+    return top_interp + (bottom_interp - top_interp) * ys[2][None, :, None, None]
+
+
+# --------------------------------------------------------------------------- nearest neighbor
+
+
+def _nearest_axis(in_size: int, out_size: int, scale: np.float32, align_corners: bool, half_pixel: bool):
+    pos = np.arange(out_size, dtype=_F)
+    source = (pos + _F(0.5)) * scale if half_pixel else pos * scale
+    if align_corners:
+        index = np.trunc(source + np.copysign(_F(0.5), source)).astype(np.int64)  # roundf: half away from zero
+    else:
+        index = np.floor(source).astype(np.int64)
+    index = np.minimum(index, in_size - 1)
+    return np.maximum(index, 0) if half_pixel else index
+
+
+def resize_nearest_neighbor(
+    images: np.ndarray, size: np.ndarray, align_corners: bool = False, half_pixel_centers: bool = False
+) -> np.ndarray:
+    """ResizeNearestNeighbor: each output pixel copies its nearest source pixel (output keeps the input type)."""
+    images, size = np.asarray(images), np.asarray(size)
+    out_h, out_w = _validate(images, size, align_corners, half_pixel_centers)
+    _, in_h, in_w, _ = images.shape
+    ys = _nearest_axis(in_h, out_h, _scale(in_h, out_h, align_corners), align_corners, half_pixel_centers)
+    xs = _nearest_axis(in_w, out_w, _scale(in_w, out_w, align_corners), align_corners, half_pixel_centers)
+    return np.ascontiguousarray(images[:, ys][:, :, xs])
+
+
+# --------------------------------------------------------------------------- bicubic
+
+_TABLE_SIZE = 1024
+
+
+@functools.cache
+def _coeffs_table(a: float) -> np.ndarray:
+    """TF's bicubic convolution coefficients at 1025 offsets: [i, 0] for |d| <= 1, [i, 1] for 1 <= |d| <= 2."""
+    x = np.arange(_TABLE_SIZE + 1, dtype=np.float64) / _TABLE_SIZE
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    x1 = x + 1.0
+    far = ((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a
+    return np.stack([near, far], axis=1).astype(_F)
+
+
+def _bicubic_axis(in_size: int, out_size: int, scale: np.float32, half_pixel: bool):
+    """(4 source indices, 4 weights) per output position, as TF's GetWeightsAndIndices."""
+    pos = np.arange(out_size, dtype=_F)
+    source = (pos + _F(0.5)) * scale - _F(0.5) if half_pixel else pos * scale
+    in_loc = np.floor(source).astype(np.int64)
+    delta = source - in_loc.astype(_F)
+    offset = np.rint(delta * _F(_TABLE_SIZE)).astype(np.int64)  # lrintf: half to even
+    table = _coeffs_table(-0.5 if half_pixel else -0.75)
+    weights = np.stack(
+        [table[offset, 1], table[offset, 0], table[_TABLE_SIZE - offset, 0], table[_TABLE_SIZE - offset, 1]], axis=1
+    )
+    wanted = in_loc[:, None] + np.arange(-1, 3)[None, :]
+    indices = np.clip(wanted, 0, in_size - 1)
+    if half_pixel:  # Keys cubic: taps outside the image weigh 0 and the rest are renormalized
+        weights = np.where(indices == wanted, weights, _F(0))
+        total = weights[:, 0] + weights[:, 1] + weights[:, 2] + weights[:, 3]
+        safe = np.abs(total) >= _F(1000.0) * np.finfo(_F).tiny
+        weights = np.where(safe[:, None], weights * (_F(1) / np.where(safe, total, _F(1)))[:, None], weights)
+    return indices, weights.astype(_F)
+
+
+@ignoring_fp_errors
+def resize_bicubic(
+    images: np.ndarray, size: np.ndarray, align_corners: bool = False, half_pixel_centers: bool = False
+) -> np.ndarray:
+    """ResizeBicubic: 4x4 cubic convolution (Keys' a=-0.5 with half-pixel centers, else a=-0.75)."""
+    images, size = np.asarray(images), np.asarray(size)
+    out_h, out_w = _validate(images, size, align_corners, half_pixel_centers)
+    _, in_h, in_w, _ = images.shape
+    y_idx, y_w = _bicubic_axis(in_h, out_h, _scale(in_h, out_h, align_corners), half_pixel_centers)
+    x_idx, x_w = _bicubic_axis(in_w, out_w, _scale(in_w, out_w, align_corners), half_pixel_centers)
+    x = images.astype(_F, copy=False)
+    rows = []
+    for i in range(4):  # interpolate along x for each of the 4 source rows, then along y, in TF's order
+        row = x[:, y_idx[:, i]]
+        r = row[:, :, x_idx[:, 0]] * x_w[None, None, :, 0, None]
+        for j in range(1, 4):
+            r = r + row[:, :, x_idx[:, j]] * x_w[None, None, :, j, None]
+        rows.append(r)
+    out = rows[0] * y_w[None, :, 0, None, None]
+    for i in range(1, 4):
+        out = out + rows[i] * y_w[None, :, i, None, None]
+    return out
+
+
+# --------------------------------------------------------------------------- area
+
+
+def _area_weights(in_size: int, out_size: int, scale: np.float32) -> np.ndarray:
+    """``[out, in]``: how much of each (clamped) source cell each output cell covers, in float32 as TF."""
+    weights = np.zeros((out_size, in_size), dtype=np.float64)
+    for o in range(out_size):
+        start_f = _F(o) * scale
+        end_f = _F(o + 1) * scale
+        for i in range(int(np.floor(start_f)), int(np.ceil(end_f))):
+            if i < start_f:
+                w = scale if _F(i + 1) > end_f else _F(i + 1) - start_f
+            else:
+                w = end_f - _F(i) if _F(i + 1) > end_f else _F(1)
+            weights[o, min(max(i, 0), in_size - 1)] += float(_F(w))
+    return weights
+
+
+@ignoring_fp_errors
+def resize_area(images: np.ndarray, size: np.ndarray, align_corners: bool = False) -> np.ndarray:
+    """ResizeArea: each output pixel averages the source area it covers (float32 output)."""
+    images, size = np.asarray(images), np.asarray(size)
+    out_h, out_w = _validate(images, size, align_corners, False)
+    _, in_h, in_w, _ = images.shape
+    h_scale, w_scale = _scale(in_h, out_h, align_corners), _scale(in_w, out_w, align_corners)
+    wy = _area_weights(in_h, out_h, h_scale)
+    wx = _area_weights(in_w, out_w, w_scale)
+    out = np.einsum("oh,nhwc,pw->nopc", wy, images.astype(np.float64), wx, optimize=True)
+    return (out * (1.0 / (float(h_scale) * float(w_scale)))).astype(_F)
+
+
+OP_FUNCTIONS: dict[str, Any] = {
+    "ResizeBilinear": resize_bilinear,
+    "ResizeNearestNeighbor": resize_nearest_neighbor,
+    "ResizeBicubic": resize_bicubic,
+    "ResizeArea": resize_area,
+}
+_T = "FLOATS INTS UINTS"
+CPU_TYPE_CONSTRAINTS = {op: {"T": _T} for op in OP_FUNCTIONS}

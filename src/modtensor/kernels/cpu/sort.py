@@ -1,0 +1,81 @@
+"""Ordering kernels with TensorFlow's semantics: TopKV2, Unique, and ClipByValue.
+
+TopKV2 returns the k largest values along the last axis, largest first, equal values
+in index order (TF's stable order). Unique keeps first-occurrence order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modtensor.kernels.cpu.elementwise import as_numpy_dtype
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+
+
+def top_k_v2(
+    input: np.ndarray, k: np.ndarray, sorted: bool = True, index_type: Any = np.int32
+) -> tuple[np.ndarray, np.ndarray]:  # noqa: A002
+    """TopKV2: values and indices of the ``k`` largest entries of each last-axis row."""
+    x, k_arr = np.asarray(input), np.asarray(k)
+    if k_arr.ndim != 0:
+        raise invalid_argument(f"k must be scalar, got shape {shape_str(k_arr.shape)}")
+    kk = int(k_arr)
+    if kk < 0:
+        raise invalid_argument(f"Need k >= 0, got {kk}")
+    if x.ndim < 1:
+        raise invalid_argument(f"input must be >= 1-D, got shape {shape_str(x.shape)}")
+    n = x.shape[-1]
+    if n < kk:
+        raise invalid_argument(f"input must have at least k columns. Had {n}, needed {kk}")
+    out_dtype = as_numpy_dtype(index_type)
+    if kk == 0 or x.size == 0:
+        shape = (*x.shape[:-1], kk)
+        return np.zeros(shape, x.dtype), np.zeros(shape, out_dtype)
+    # Descending, ties by ascending index: stable ascending sort of the reversed row, read backwards.
+    order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :kk]
+    indices = (n - 1) - order
+    values = np.take_along_axis(x, indices, axis=-1)
+    return np.ascontiguousarray(values), indices.astype(out_dtype)
+
+
+def unique(x: np.ndarray, out_idx: Any = np.int32) -> tuple[np.ndarray, np.ndarray]:
+    """Unique: the distinct values of a vector in first-occurrence order, and each element's index into them."""
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise invalid_argument("unique expects a 1D vector.")
+    dtype = as_numpy_dtype(out_idx)
+    if x.size == 0:
+        return x.copy(), np.zeros((0,), dtype)
+    if x.dtype == object:
+        first: dict[Any, int] = {}
+        idx = np.empty(len(x), dtype)
+        for i, v in enumerate(x):
+            idx[i] = first.setdefault(v, len(first))
+        return np.array(list(first), dtype=object), idx
+    values, first_index, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first_index, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return values[order], rank[inverse.reshape(-1)].astype(dtype)
+
+
+def clip_by_value(t: np.ndarray, clip_value_min: np.ndarray, clip_value_max: np.ndarray) -> np.ndarray:
+    """ClipByValue: ``t`` limited to [min, max] (each a scalar or of ``t``'s shape)."""
+    t, lo, hi = np.asarray(t), np.asarray(clip_value_min), np.asarray(clip_value_max)
+    if not ((lo.shape == t.shape or lo.ndim == 0) and (hi.shape == t.shape or hi.ndim == 0)):
+        raise invalid_argument(
+            "clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. input shape: "
+            f"{shape_str(t.shape)}clip_value_min shape: {shape_str(lo.shape)}clip_value_max shape: "
+            f"{shape_str(hi.shape)}"
+        )
+    return np.maximum(np.minimum(t, hi), lo).astype(t.dtype, copy=False)
+
+
+OP_FUNCTIONS: dict[str, Any] = {"TopKV2": top_k_v2, "Unique": unique, "ClipByValue": clip_by_value}
+CPU_TYPE_CONSTRAINTS = {
+    "TopKV2": {"T": "FLOATS INTS UINTS", "index_type": "int16 int32 int64"},
+    "Unique": {"T": "FLOATS INTS UINTS bool string", "out_idx": "int32 int64"},
+    "ClipByValue": {"T": "FLOATS INTS uint8 uint16 COMPLEX"},
+}
