@@ -230,8 +230,97 @@ def transformer_encoder(seed: int) -> Model:
     return Model(serve, [spec], model.weights, recipes, notes="Keras MultiHeadAttention encoder, 2 blocks, masks")
 
 
+def keras_image_resize(seed: int) -> Model:
+    """A small Keras CNN that resizes: Resizing (bilinear, nearest), UpSampling2D (bilinear), BatchNormalization."""
+    keras.utils.set_random_seed(seed)
+    images = keras.Input((40, 40, 3), name="images")
+    x = keras.layers.Resizing(48, 48, interpolation="bilinear")(images)
+    x = keras.layers.Conv2D(8, 3, padding="same")(x)
+    x = keras.layers.BatchNormalization()(x)
+    x = keras.layers.ReLU()(x)
+    x = keras.layers.MaxPooling2D()(x)
+    x = keras.layers.UpSampling2D(interpolation="bilinear")(x)
+    x = keras.layers.Resizing(20, 20, interpolation="nearest")(x)
+    x = keras.layers.Resizing(30, 30, interpolation="bicubic")(x)
+    x = keras.layers.Conv2D(16, 3, strides=2)(x)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    probs = keras.layers.Dense(5, activation="softmax")(x)
+    model = keras.Model(images, probs)
+    recipes = set_weights(model.weights, seed)
+    spec = _image_input(40, seed=seed)
+    calibrate_batch_norm(model, recipes, keras_golden.regenerate(dict(spec.recipe, shape=[8, 40, 40, 3])))
+
+    def serve(images):
+        return model(images, training=False)
+
+    return Model(serve, [spec], model.weights, recipes, notes="Keras Resizing/UpSampling2D CNN")
+
+
+def tf_ops_graph(seed: int) -> Model:
+    """A graph of the TF ops real image pipelines use, traced from ``tf.*`` calls with ``tf.Variable`` weights.
+
+    ResizeBilinear/NearestNeighbor/Bicubic/Area, FusedBatchNormV3 (tf.compat.v1.nn.fused_batch_norm), Einsum,
+    BroadcastTo, GatherNd, ScatterNd, TensorScatterUpdate/Add, TopKV2, Cumsum/Cumprod, Split/SplitV, ReverseV2,
+    ArgMin, ClipByValue, UnsortedSegmentSum, Unique, MatrixBandPart.
+    """
+    recipes: dict[str, dict[str, Any]] = {}
+    variables: list[tf.Variable] = []
+
+    def weight(name: str, shape: tuple[int, ...], **overrides: Any) -> tf.Variable:
+        recipe = dict(weight_recipe(name, shape, seed * 10000 + len(variables)), **overrides)
+        v = tf.Variable(keras_golden.regenerate(recipe), name=name)
+        recipes[v.name] = recipe
+        variables.append(v)
+        return v
+
+    kernel = weight("conv/kernel", (3, 3, 3, 8))
+    bn = [weight(f"bn/{k}", (8,), **o) for k, o in (("gamma", {}), ("beta", {}), ("moving_mean", {}),
+                                                      ("moving_variance", {"offset": 2.0, "scale": 0.5}))]  # fmt: skip
+    proj = weight("proj/kernel", (8, 6))
+    bias = weight("proj/bias", (6,))
+
+    def serve(images):
+        big = tf.image.resize(images, [24, 24])  # ResizeBilinear, half-pixel centers
+        legacy = tf.compat.v1.image.resize_bilinear(images, [20, 20], align_corners=True)
+        near = tf.image.resize(images, [8, 8], method="nearest")
+        cubic = tf.image.resize(images, [12, 12], method="bicubic")
+        area = tf.image.resize(images, [6, 6], method="area")
+        x = tf.nn.conv2d(big, kernel, 1, "SAME")
+        x, _, _ = tf.compat.v1.nn.fused_batch_norm(x, *bn, epsilon=1e-3, is_training=False)
+        x = tf.nn.relu(x)
+        x = tf.einsum("bhwc,cd->bhwd", x, proj) + tf.broadcast_to(bias, [1, 1, 1, 6])
+        pooled = tf.reduce_mean(x, axis=[1, 2])  # [b, 6]
+        a, b = tf.split(pooled, 2, axis=1)
+        c, d = tf.split(pooled, [2, 4], axis=1)
+        scores = tf.concat([a * b, tf.reverse(c, [1]), tf.math.cumsum(d, axis=1, exclusive=True),
+                            tf.math.cumprod(tf.clip_by_value(d, -1.0, 1.0), axis=1, reverse=True)], axis=1)  # fmt: skip
+        clipped = tf.raw_ops.ClipByValue(t=scores, clip_value_min=-2.0, clip_value_max=2.0)
+        top_values, top_indices = tf.math.top_k(clipped, k=3)
+        batch = tf.shape(images)[0]
+        rows = tf.repeat(tf.range(batch), 3)
+        coords = tf.stack([rows, tf.reshape(top_indices, [-1])], axis=1)
+        picked = tf.gather_nd(clipped, coords)
+        scattered = tf.scatter_nd(coords, picked, tf.shape(clipped))
+        updated = tf.tensor_scatter_nd_update(scattered, coords[:1], [7.0])
+        added = tf.tensor_scatter_nd_add(updated, coords, picked)
+        columns = tf.math.argmin(near, axis=2, output_type=tf.int32)  # [b, 8, 3]
+        segments = tf.math.unsorted_segment_sum(tf.reshape(cubic, [-1, 3]), tf.reshape(
+            tf.cast(tf.clip_by_value(cubic[..., 0] * 2.0 + 2.0, 0.0, 4.0), tf.int32), [-1]), 5)  # fmt: skip
+        distinct, _ = tf.unique(tf.reshape(columns, [-1]))
+        band = tf.linalg.band_part(tf.reduce_sum(area, axis=3), 1, 0)
+        summary = tf.reduce_sum(legacy, axis=[1, 2, 3])
+        return {"scores": added, "top_values": top_values, "top_indices": top_indices, "argmin": columns,
+                "segments": segments, "distinct": tf.sort(distinct), "band": band, "summary": summary}  # fmt: skip
+
+    spec = _image_input(16, seed=seed)
+    return Model(serve, [spec], variables, recipes, notes="tf.image.resize (4 methods), fused_batch_norm, einsum, "
+                 "gather/scatter_nd, top_k, cumsum/cumprod, split, reverse, argmin, clip, segments, unique")  # fmt: skip
+
+
 SMALL: dict[str, Callable[[int], Model]] = {
     "transformer_encoder": transformer_encoder,
+    "keras_image_resize": keras_image_resize,
+    "tf_image_ops": tf_ops_graph,
 }
 SLOW: dict[str, Callable[[int], Model]] = {
     "mobilenet_v2": keras_application("MobileNetV2", 224),
