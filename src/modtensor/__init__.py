@@ -11,11 +11,16 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import bitwise, compat, config, math, nn, random, sysconfig
+from modtensor import bitwise, compat, config, image, linalg, math, nn, random, sysconfig
 from modtensor.api import array_ops as _array_ops
+from modtensor.api import clip_ops as _clip_ops
+from modtensor.api import indexing_ops as _indexing_ops
+from modtensor.api import linalg_ops as _linalg_ops
 from modtensor.api import math_ops as _math_ops
 from modtensor.api import nn_ops as _nn_ops
 from modtensor.api import random_ops as _random_ops
+from modtensor.api import segment_ops as _segment_ops
+from modtensor.api import sort_ops as _sort_ops
 from modtensor.api import tensor_operators as _tensor_operators  # noqa: F401 - installs Tensor's operators
 from modtensor.api.constant_op import constant, convert_to_tensor
 from modtensor.api.context import device, executing_eagerly, name_scope
@@ -92,12 +97,14 @@ __all__ = [
     "float64",
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
     "half",
+    "image",
     "import_graph_def",
     "init_scope",  # noqa: F822
     "int16",
     "int32",
     "int64",
     "int8",
+    "linalg",
     "load_library",
     "load_op_library",
     "math",
@@ -135,6 +142,9 @@ def _reexport(*modules: _Any) -> list[str]:
 
 
 __all__ += [n for n in _reexport(_math_ops, _array_ops, _nn_ops, _random_ops) if n not in __all__]
+# issue 13's op breadth: einsum, tensordot, gather/scatter_nd, sort, cumsum, split, eye, norm, clip_by_norm, ...
+_BREADTH = (_linalg_ops, _indexing_ops, _sort_ops, _segment_ops, _clip_ops)
+__all__ += [n for n in _reexport(*_BREADTH) if n not in __all__]
 
 # Loaded on first use: tracing machinery that eager-only programs never touch.
 _LAZY = {

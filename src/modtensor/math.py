@@ -57,8 +57,39 @@ from modtensor.api.math_ops import (
     truediv,
 )
 from modtensor.api.nn_ops import log_softmax, softmax
+from modtensor.api.segment_ops import (
+    cumprod,
+    cumsum,
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
+    unsorted_segment_sum,
+)
+from modtensor.api.sort_ops import top_k
 
 __all__ = [
+    # scans, segment reductions, top_k (issue 13)
+    "cumprod",
+    "cumsum",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
+    "segment_prod",
+    "segment_sum",
+    "top_k",
+    "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
+    "unsorted_segment_sqrt_n",
+    "unsorted_segment_sum",
     "abs",
     "add",
     "add_n",

@@ -7,6 +7,7 @@ from modtensor.api.losses import (
     sparse_softmax_cross_entropy_with_logits,
 )
 from modtensor.api.math_ops import sigmoid, tanh
+from modtensor.api.nn_impl import batch_normalization, dropout, moments
 from modtensor.api.nn_ops import (
     avg_pool,
     avg_pool2d,
@@ -23,8 +24,14 @@ from modtensor.api.nn_ops import (
     relu6,
     softmax,
 )
+from modtensor.api.sort_ops import top_k
 
 __all__ = [
+    # moments, batch normalization, dropout, top_k (issue 13)
+    "batch_normalization",
+    "dropout",
+    "moments",
+    "top_k",
     "avg_pool",
     "avg_pool2d",
     "bias_add",

@@ -22,9 +22,17 @@ from modtensor.framework import dtypes, errors, tensor_proto
 from modtensor.framework.graph import Graph
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "frontend_ops"
-GRAPH_CASES: dict[str, dict] = json.loads((GOLDEN / "graph_cases.json").read_text())["cases"]
-EAGER_CASES: dict[str, dict] = json.loads((GOLDEN / "eager_cases.json").read_text())["cases"]
-API_NAMES: dict[str, list[str]] = json.loads((GOLDEN / "api_names.json").read_text())["names"]
+# The op-breadth API of issue 13 (ids "breadth_..."), written by tools/make_golden_frontend_breadth.py.
+BREADTH = GOLDEN.parent / "frontend_breadth"
+
+
+def _load(name: str, key: str) -> dict:
+    return {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
+
+
+GRAPH_CASES: dict[str, dict] = _load("graph_cases.json", "cases")
+EAGER_CASES: dict[str, dict] = _load("eager_cases.json", "cases")
+API_NAMES: dict[str, list[str]] = _load("api_names.json", "names")
 
 
 def run_snippet(code: str) -> Any:
@@ -173,5 +181,6 @@ def case_ids(cases: dict[str, dict], prefix: str) -> list[str]:
 
 
 def tensorflow_names(module: str) -> set[str]:
-    """The public names TF 2.21 has in ``module`` ("tf", "tf.math", "tf.nn", "tf.random")."""
+    """The public names TF 2.21 has in ``module`` ("tf", "tf.math", "tf.nn", "tf.random", "tf.linalg", "tf.image",
+    "tf.strings")."""
     return set(API_NAMES[module])

@@ -486,13 +486,10 @@ def matmul(
             )
         a = a if is_tensor(a) else convert_to_tensor(a, name="a")
         b = b if is_tensor(b) else convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
-        if output_type is not None and (
+        # An output_type other than the inputs' dtype (int8 x int8 -> int32, ...) is BatchMatMulV3, as in TF.
+        use_v3 = bool(output_type) and (
             dtypes.as_dtype(output_type) != a.dtype or dtypes.as_dtype(output_type) != b.dtype
-        ):
-            raise NotImplementedError(
-                "matmul with an output_type different from the inputs' dtype needs 'BatchMatMulV3', which "
-                "modtensor does not implement yet"
-            )
+        )
         rank_a, rank_b = a.shape.rank, b.shape.rank
         batched = rank_a is None or rank_a > 2 or rank_b is None or rank_b > 2
         if batched:
@@ -500,6 +497,9 @@ def matmul(
                 a, adjoint_a = _conj_real(a, "transpose_a"), True
             if transpose_b:
                 b, adjoint_b = _conj_real(b, "transpose_b"), True
+            if use_v3:
+                return apply_op("BatchMatMulV3", name=scope, x=a, y=b, adj_x=adjoint_a, adj_y=adjoint_b,
+                                Tout=dtypes.as_dtype(output_type), grad_x=grad_a, grad_y=grad_b)  # fmt: skip
             return apply_op(
                 "BatchMatMulV2", name=scope, x=a, y=b, adj_x=adjoint_a, adj_y=adjoint_b, grad_x=grad_a, grad_y=grad_b
             )
@@ -507,6 +507,9 @@ def matmul(
             a, transpose_a = _conj_real(a, "adjoint_a"), True
         if adjoint_b:
             b, transpose_b = _conj_real(b, "adjoint_b"), True
+        if use_v3:
+            return apply_op("BatchMatMulV3", name=scope, x=a, y=b, adj_x=transpose_a, adj_y=transpose_b,
+                            Tout=dtypes.as_dtype(output_type), grad_x=grad_a, grad_y=grad_b)  # fmt: skip
         return apply_op(
             "MatMul",
             name=scope,

@@ -1,0 +1,176 @@
+"""Record what TensorFlow's op-breadth API (issue 13) builds and computes, for modtensor's front-end tests.
+
+    /work/tfvenv/bin/python tools/make_golden_frontend_breadth.py
+
+The sibling of ``tools/make_golden_frontend_ops.py`` (same snippet format and records, its
+functions reused): ``tf.einsum``, ``tf.tensordot``, ``tf.gather_nd``, ``tf.scatter_nd``,
+``tf.tensor_scatter_nd_*``, ``tf.sort``/``argsort``, ``tf.math.top_k``, ``tf.cumsum``,
+``tf.unique``, ``tf.split``, ``tf.eye``, ``tf.norm``, ``tf.linalg.*``, ``tf.image.resize``,
+``tf.clip_by_norm``, segment reductions, ``tf.nn.moments``/``batch_normalization``/``dropout``,
+``tf.strings.*`` and TF's conversion errors. Writes ``tests/golden/frontend_breadth/``
+(``graph_cases.json``, ``eager_cases.json``, ``api_names.json`` with ``tf.linalg``,
+``tf.image`` and ``tf.strings``), read by ``tests/api/test_breadth_ops.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import make_golden_frontend_ops as base  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "frontend_breadth"
+
+M = "tf.constant([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])"
+R = "tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])"
+IMG = "tf.reshape(tf.range(32.0), [1, 4, 4, 2])"
+
+# (case id, snippet, modes) as in make_golden_frontend_ops.py; ids start with "breadth_".
+CASES: list[tuple[str, str, str]] = [
+    # ------------------------------------------------------------------ einsum, tensordot, matmul
+    ("breadth_einsum_matmul", "tf.einsum('ij,jk->ik', tf.ones([2, 3]), tf.ones([3, 4]))", "ge"),
+    ("breadth_einsum_ph", "tf.einsum('abc,cde->abde', ph(tf.float32, [None, 5, 4]), ph(tf.float32, [4, 2, 3]))", "g"),
+    ("breadth_einsum_implicit", "tf.einsum('ij,jk', tf.reshape(tf.range(6.0), [2, 3]), tf.ones([3, 2]))", "ge"),
+    ("breadth_einsum_ellipsis", "tf.einsum('...ij,...jk->...ik', tf.ones([2, 1, 2, 3]), tf.ones([4, 3, 2]))", "ge"),
+    ("breadth_einsum_trace", "tf.einsum('ii', tf.reshape(tf.range(9.0), [3, 3]))", "ge"),
+    ("breadth_einsum_spaces", "tf.einsum('i j , j k -> i k', tf.ones([2, 3]), tf.ones([3, 1]))", "e"),
+    ("breadth_einsum_three", "tf.einsum('ij,jk,kl->il', tf.ones([2, 3]), tf.ones([3, 4]), tf.ones([4, 2]))", "e"),
+    ("breadth_einsum_bad_labels", "tf.einsum('ij,jk->il', tf.ones([2, 3]), tf.ones([3, 4]))", "ge"),
+    ("breadth_einsum_bad_count", "tf.einsum('ij,jk->ik', tf.ones([2, 3]))", "ge"),
+    ("breadth_einsum_bad_dims", "tf.einsum('ij,jk->ik', tf.ones([2, 3]), tf.ones([4, 4]))", "ge"),
+    ("breadth_tensordot_int", "tf.tensordot(tf.reshape(tf.range(6.0), [2, 3]), tf.ones([3, 2]), 1)", "ge"),
+    ("breadth_tensordot_lists", "tf.tensordot(tf.ones([2, 3, 4]), tf.ones([4, 3, 5]), [[1, 2], [1, 0]])", "ge"),
+    ("breadth_tensordot_zero", "tf.tensordot(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0, 5.0]), 0)", "e"),
+    ("breadth_tensordot_unknown", "tf.tensordot(ph(tf.float32, [None, 3]), tf.ones([3, 2]), 1)", "g"),
+    ("breadth_matmul_output_type",
+     "tf.matmul(tf.constant([[1, 2]], tf.int8), tf.constant([[3], [4]], tf.int8), output_type=tf.int32)", "ge"),
+    ("breadth_matmul_output_type_batched",
+     "tf.matmul(tf.ones([2, 1, 2], tf.int8), tf.ones([2, 3], tf.int8), output_type=tf.int32)", "ge"),
+    # ------------------------------------------------------------------ gather / scatter / broadcast / reverse
+    ("breadth_gather_nd", f"tf.gather_nd({R}, [[0, 1], [2, 0]])", "ge"),
+    ("breadth_gather_nd_rows", f"tf.gather_nd({R}, [[2], [0]])", "ge"),
+    ("breadth_gather_nd_bad", f"tf.gather_nd({R}, [[3, 0]])", "e"),
+    ("breadth_scatter_nd", "tf.scatter_nd([[1], [3], [1]], [1.0, 2.0, 3.0], [5])", "ge"),
+    ("breadth_scatter_nd_rows", "tf.scatter_nd([[0], [2]], tf.ones([2, 3]), [4, 3])", "ge"),
+    ("breadth_tensor_scatter_update", f"tf.tensor_scatter_nd_update({R}, [[0], [2]], [[9.0, 9.0], [8.0, 8.0]])",
+     "ge"),
+    ("breadth_tensor_scatter_add", f"tf.tensor_scatter_nd_add({R}, [[1, 1]], [10.0])", "ge"),
+    ("breadth_broadcast_to", "tf.broadcast_to(tf.constant([1, 2, 3]), [2, 3])", "ge"),
+    ("breadth_broadcast_to_bad", "tf.broadcast_to(tf.constant([1, 2, 3]), [2, 2])", "ge"),
+    ("breadth_reverse", f"tf.reverse({R}, [0])", "ge"),
+    ("breadth_reverse_both", f"tf.reverse({R}, [-1, 0])", "e"),
+    ("breadth_split", "tf.split(tf.reshape(tf.range(12), [2, 6]), 3, axis=1)", "ge"),
+    ("breadth_split_sizes", "tf.split(tf.reshape(tf.range(12), [6, 2]), [1, 2, -1])", "ge"),
+    ("breadth_split_bad", "tf.split(tf.range(5), 2)", "ge"),
+    ("breadth_unique", "tf.unique(tf.constant([4, 1, 4, 2, 1]))", "ge"),
+    ("breadth_unique_int64", "tf.unique(tf.constant([2.5, 1.0, 2.5]), out_idx=tf.int64)", "ge"),
+    # ------------------------------------------------------------------ sort, top_k, scans, segments
+    ("breadth_top_k", "tf.math.top_k(tf.constant([[1.0, 5.0, 3.0, 5.0]]), k=2)", "ge"),
+    ("breadth_nn_top_k", "tf.nn.top_k(tf.constant([3, 1, 2]), 3, sorted=True)", "ge"),
+    ("breadth_sort", "tf.sort(tf.constant([3.0, -1.0, 2.0, 2.0]))", "ge"),
+    ("breadth_sort_desc", "tf.sort(tf.constant([[3, 1], [0, 7]]), axis=0, direction='DESCENDING')", "ge"),
+    ("breadth_sort_uint8", "tf.sort(tf.constant([3, 200, 0], tf.uint8))", "e"),
+    ("breadth_argsort", "tf.argsort(tf.constant([3.0, -1.0, 2.0, 2.0]))", "ge"),
+    ("breadth_argsort_desc", "tf.argsort(tf.constant([1, 3, 3, 2]), direction='DESCENDING')", "e"),
+    ("breadth_sort_bad_direction", "tf.sort(tf.constant([1.0]), direction='UP')", "ge"),
+    ("breadth_cumsum", "tf.cumsum(tf.constant([[1, 2], [3, 4]]), axis=1)", "ge"),
+    ("breadth_cumsum_flags", "tf.cumsum(tf.constant([1.0, 2.0, 3.0]), exclusive=True, reverse=True)", "ge"),
+    ("breadth_cumprod", "tf.math.cumprod(tf.constant([1.0, 2.0, 3.0]), exclusive=True)", "ge"),
+    ("breadth_segment_sum", "tf.math.segment_sum(tf.constant([1.0, 2.0, 3.0, 4.0]), [0, 0, 1, 3])", "ge"),
+    ("breadth_segment_mean", "tf.math.segment_mean(tf.constant([[1.0, 2.0], [3.0, 4.0]]), [0, 0])", "e"),
+    ("breadth_segment_max", "tf.math.segment_max(tf.constant([1, 5, 3]), [0, 1, 1])", "e"),
+    ("breadth_segment_min_prod", "[tf.math.segment_min(tf.constant([4, 5, 3]), [0, 0, 2]), "
+     "tf.math.segment_prod(tf.constant([4, 5, 3]), [0, 0, 2])]", "e"),
+    ("breadth_unsorted_segment_sum", "tf.math.unsorted_segment_sum(tf.constant([1.0, 2.0, 3.0]), [2, 0, 2], 3)", "ge"),
+    ("breadth_unsorted_segment_max", "tf.math.unsorted_segment_max(tf.constant([1, 5, 3]), [1, 1, 0], 3)", "e"),
+    ("breadth_unsorted_segment_min_prod", "[tf.math.unsorted_segment_min(tf.constant([1.0, 5.0]), [1, 1], 2), "
+     "tf.math.unsorted_segment_prod(tf.constant([2.0, 5.0]), [1, 1], 2)]", "e"),
+    ("breadth_unsorted_segment_mean", "tf.math.unsorted_segment_mean(tf.constant([[1.0, 2.0], [3.0, 4.0], "
+     "[5.0, 6.0]]), [0, 0, 2], 3)", "e"),
+    ("breadth_unsorted_segment_sqrt_n", "tf.math.unsorted_segment_sqrt_n(tf.constant([1.0, 2.0, 3.0]), [0, 0, 1], 2)",
+     "e"),
+    # ------------------------------------------------------------------ eye, norm, clip_by_norm
+    ("breadth_eye", "tf.eye(3)", "ge"),
+    ("breadth_eye_rect", "tf.eye(2, 3, dtype=tf.int32)", "e"),
+    ("breadth_eye_batch", "tf.eye(2, batch_shape=[2])", "e"),
+    ("breadth_norm", "tf.norm(tf.constant([3.0, 4.0]))", "ge"),
+    ("breadth_norm_axis", f"tf.norm({R}, ord=1, axis=1)", "e"),
+    ("breadth_norm_inf", f"tf.norm({R}, ord=np.inf, axis=0, keepdims=True)", "e"),
+    ("breadth_norm_p", "tf.norm(tf.constant([1.0, -2.0, 2.0]), ord=3)", "e"),
+    ("breadth_norm_fro", f"tf.norm({R}, ord='fro', axis=[0, 1])", "e"),
+    ("breadth_norm_matrix", f"[tf.norm({R}, ord=1, axis=[0, 1]), tf.norm({R}, ord=np.inf, axis=[0, 1]), "
+     f"tf.norm({R}, ord=2, axis=[-2, -1])]", "e"),
+    ("breadth_norm_bad_ord", "tf.norm(tf.constant([1.0]), ord=-1)", "e"),
+    ("breadth_clip_by_norm", "tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)", "ge"),
+    ("breadth_clip_by_norm_axes", f"tf.clip_by_norm({R}, 2.0, axes=[1])", "e"),
+    ("breadth_clip_by_norm_zero", "tf.clip_by_norm(tf.zeros([3]), 1.0)", "e"),
+    # ------------------------------------------------------------------ tf.linalg
+    ("breadth_linalg_inv", f"tf.linalg.inv({M})", "ge"),
+    ("breadth_linalg_det", f"tf.linalg.det({M})", "ge"),
+    ("breadth_linalg_cholesky", f"tf.linalg.cholesky({M})", "ge"),
+    ("breadth_linalg_solve", f"tf.linalg.solve({M}, tf.constant([[1.0], [2.0], [3.0]]))", "ge"),
+    ("breadth_linalg_qr_r", f"tf.abs(tf.linalg.qr({R}).r)", "e"),
+    ("breadth_linalg_qr_graph", f"tf.linalg.qr({R}, full_matrices=True)", "g"),
+    ("breadth_linalg_svd_s", f"tf.linalg.svd({R}, compute_uv=False)", "ge"),
+    ("breadth_linalg_svd", f"tf.linalg.svd({R})", "g"),
+    ("breadth_linalg_eigh_values", f"tf.linalg.eigh({M})[0]", "e"),
+    ("breadth_linalg_eigvalsh", f"tf.linalg.eigvalsh({M})", "e"),
+    ("breadth_linalg_diag", "tf.linalg.diag(tf.constant([1, 2, 3]))", "ge"),
+    ("breadth_linalg_diag_k", "tf.linalg.diag(tf.constant([[1, 2], [3, 4]]), k=(0, 1))", "e"),
+    ("breadth_linalg_diag_part", f"tf.linalg.diag_part({R})", "ge"),
+    ("breadth_linalg_band_part", f"tf.linalg.band_part({M}, 0, -1)", "ge"),
+    ("breadth_linalg_trace", f"tf.linalg.trace({M})", "ge"),
+    ("breadth_linalg_matmul", f"tf.linalg.matmul({R}, {R}, transpose_a=True)", "e"),
+    ("breadth_linalg_inv_not_square", f"tf.linalg.inv({R})", "ge"),
+    # ------------------------------------------------------------------ tf.image
+    ("breadth_image_resize", f"tf.image.resize({IMG}, [6, 3])", "ge"),
+    ("breadth_image_resize_nearest", f"tf.image.resize({IMG}, [2, 8], method='nearest')", "ge"),
+    ("breadth_image_resize_bicubic", f"tf.image.resize({IMG}, [5, 5], method=tf.image.ResizeMethod.BICUBIC)", "e"),
+    ("breadth_image_resize_area", f"tf.image.resize({IMG}, [2, 2], method='area')", "e"),
+    ("breadth_image_resize_3d", "tf.image.resize(tf.reshape(tf.range(8.0), [2, 2, 2]), [3, 3])", "ge"),
+    ("breadth_image_resize_int", "tf.image.resize(tf.ones([1, 2, 2, 1], tf.int32), [3, 3])", "e"),
+    ("breadth_image_resize_aspect", f"tf.image.resize({IMG}, [8, 6], preserve_aspect_ratio=True)", "e"),
+    ("breadth_image_resize_bad_rank", "tf.image.resize(tf.ones([2, 2]), [3, 3])", "ge"),
+    # ------------------------------------------------------------------ tf.nn
+    ("breadth_nn_moments", f"tf.nn.moments({R}, axes=[0])", "ge"),
+    ("breadth_nn_moments_keepdims", f"tf.nn.moments({R}, axes=[0, 1], keepdims=True)", "e"),
+    ("breadth_nn_batch_normalization",
+     f"tf.nn.batch_normalization({R}, tf.constant([1.0, 2.0]), tf.constant([4.0, 1.0]), 0.5, 2.0, 1e-3)", "ge"),
+    ("breadth_nn_dropout_seeded", "tf.random.set_seed(5)\ntf.nn.dropout(tf.ones([8]), 0.5, seed=3)", "ge"),
+    ("breadth_nn_dropout_noise_shape", "tf.random.set_seed(5)\ntf.nn.dropout(tf.ones([2, 4]), 0.25, "
+     "noise_shape=[1, 4], seed=7)", "e"),
+    ("breadth_nn_dropout_zero", "tf.nn.dropout(tf.ones([3]), 0.0)", "e"),
+    ("breadth_nn_dropout_bad_rate", "tf.nn.dropout(tf.ones([3]), 1.0)", "ge"),
+    ("breadth_nn_dropout_int", "tf.nn.dropout(tf.ones([3], tf.int32), 0.5)", "ge"),
+]  # fmt: skip
+
+
+def main() -> int:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    OUT.mkdir(parents=True, exist_ok=True)
+    graph, eager = {}, {}
+    for case_id, code, modes in CASES:
+        if "g" in modes:
+            graph[case_id] = {"code": code, **base.graph_case(code)}
+        if "e" in modes:
+            with tf.device("/CPU:0"):
+                eager[case_id] = {"code": code, **base.eager_case(code)}
+    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_frontend_breadth.py"}
+    modules = ("tf.linalg", "tf.image", "tf.strings")
+    names = {m: sorted(n for n in dir(eval(m)) if not n.startswith("_")) for m in modules}  # noqa: S307
+    (OUT / "api_names.json").write_text(json.dumps({"meta": meta, "names": names}, indent=0) + "\n")
+    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
+        (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
+    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
