@@ -313,8 +313,8 @@ def tf_ops_graph(seed: int) -> Model:
                 "segments": segments, "distinct": tf.sort(distinct), "band": band, "summary": summary}  # fmt: skip
 
     spec = _image_input(16, seed=seed)
-    return Model(serve, [spec], variables, recipes, notes="tf.image.resize (4 methods), fused_batch_norm, einsum, "
-                 "gather/scatter_nd, top_k, cumsum/cumprod, split, reverse, argmin, clip, segments, unique")  # fmt: skip
+    notes = "tf.image.resize (4 methods), fused_batch_norm, einsum, gather/scatter_nd, top_k, cumsum/cumprod, split, "
+    return Model(serve, [spec], variables, recipes, notes=notes + "reverse, argmin, clip, segments, unique")
 
 
 SMALL: dict[str, Callable[[int], Model]] = {

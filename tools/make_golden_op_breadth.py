@@ -54,6 +54,9 @@ OPS = [
     # ordering, clipping, segments, scans
     "TopKV2", "Unique", "ClipByValue", "SegmentSum", "SegmentMean", "SegmentProd", "SegmentMax", "SegmentMin",
     "UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin", "Cumsum", "Cumprod",
+    # strings
+    "StringSplitV2", "StringJoin", "StringLength", "RegexReplace", "StaticRegexReplace", "StringToHashBucketFast",
+    "Substr", "StringToNumber", "StringLower", "StringUpper",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV"]
@@ -75,7 +78,8 @@ def kernel_case(op: str, *inputs, check: str | None = None, **attrs) -> None:
 
     ``check`` tells the test how to compare where exact comparison cannot work: "up_to_sign" (decomposition
     vectors, signed differently by LAPACK and Eigen), "values_of_outputs:0,2" (TF leaves the other outputs
-    uninitialized or fills them with implementation data: only their dtype and shape count).
+    uninitialized or fills them with implementation data: only their dtype and shape count),
+    "message_up_to:<text>" (an error message compared up to and including ``<text>``).
     """
     KERNEL_CASES.append({"op": op, "inputs": list(inputs), "attrs": attrs, "deviation": None, "check": check})
 
@@ -421,6 +425,83 @@ def segment_cases() -> None:
         shape_case(op, P([3, U]), C(1))
 
 
+# =========================================================================== strings
+
+
+def S(*values) -> np.ndarray:  # noqa: N802
+    """A string tensor (object array of bytes) of the given values (str encoded as UTF-8)."""
+    flat = [v.encode() if isinstance(v, str) else v for v in values]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out
+
+
+def string_cases() -> None:
+    text = S("hello world", "  a  b ", "", "one,two,,three", "x", "tab\tsep\nline", "naïve café")
+    for sep in ("", " ", ",", "ab"):
+        for maxsplit in (-1, 0, 1, 2):
+            kernel_case("StringSplitV2", text, np.array(sep.encode(), object), maxsplit=maxsplit)
+    kernel_case("StringSplitV2", S("a b").reshape(1, 1), np.array(b" ", object))
+    kernel_case("StringSplitV2", text, S(" ", ","))
+    shape_case("StringSplitV2", P([U], "string"), P([], "string"))
+    shape_case("StringSplitV2", P([2, 3], "string"), P([], "string"))
+    shape_case("StringSplitV2", P(None, "string"), P([2], "string"))
+    words = S("ab", "c", "")
+    kernel_case("StringJoin", [words, S("1", "2", "3")], separator="-")
+    kernel_case("StringJoin", [words, np.array(b"!", object)])
+    kernel_case("StringJoin", [np.array(b"a", object), np.array(b"b", object)], separator=", ")
+    kernel_case("StringJoin", [S("a", "b").reshape(2, 1), S("c", "d").reshape(2, 1)])
+    kernel_case("StringJoin", [words, S("1", "2")])
+    for shapes in (([], []), ([3], []), ([U], [3]), (None, [3]), ([2], [3]), (None, None)):
+        shape_case("StringJoin", [P(s, "string") for s in shapes])
+    for unit in ("BYTE", "UTF8_CHAR"):
+        kernel_case("StringLength", text, unit=unit)
+        kernel_case("StringLength", S("€", "a€b", "\x80x").reshape(3, 1), unit=unit)
+    shape_case("StringLength", P([2, U], "string"))
+    for pattern, rewrite, glob in (("o", "0", True), ("o", "0", False), ("[aeiou]+", "<\\0>", True),
+                                   ("(\\w+) (\\w+)", "\\2 \\1", True), ("x*", "-", True), ("^\\s+|\\s+$", "", True),
+                                   ("é", "e", True), (".", "_", True)):  # fmt: skip
+        kernel_case("RegexReplace", text, np.array(pattern.encode(), object), np.array(rewrite.encode(), object),
+                    replace_global=glob)  # fmt: skip
+        kernel_case("StaticRegexReplace", text, pattern=pattern, rewrite=rewrite, replace_global=glob)
+    # RE2's parse errors are worded differently from Python's re: the message is compared up to "error: "
+    kernel_case("RegexReplace", text, np.array(b"(", object), np.array(b"x", object), check="message_up_to:error: ")
+    kernel_case("StaticRegexReplace", text, pattern="(a)", rewrite="\\2")
+    shape_case("RegexReplace", P([2, U], "string"), P([], "string"), P([], "string"))
+    shape_case("RegexReplace", P([2], "string"), P([1], "string"), P([], "string"))
+    shape_case("StaticRegexReplace", P([2, U], "string"), pattern="a", rewrite="b")
+    long_strings = S(*[bytes((i * 7 + j * 13) % 256 for j in range(n)) for i, n in enumerate(
+        [0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 300])])  # fmt: skip
+    for buckets in (1, 10, 1000003, 2**62):
+        kernel_case("StringToHashBucketFast", long_strings, num_buckets=buckets)
+    kernel_case("StringToHashBucketFast", text.reshape(7, 1), num_buckets=97)
+    shape_case("StringToHashBucketFast", P([U, 2], "string"), num_buckets=5)
+    for unit in ("BYTE", "UTF8_CHAR"):
+        kernel_case("Substr", S("hello", "naïve", "ab"), np.array([1, 1, 0], np.int32), np.array([3, 3, 5], np.int32),
+                    unit=unit)  # fmt: skip
+        kernel_case("Substr", S("hello", "naïve"), np.int64(-3), np.int64(2), unit=unit)
+        kernel_case("Substr", S("hello", "ab"), np.int32(3), np.int32(1), unit=unit)
+    kernel_case("Substr", S("hello", "ab").reshape(2, 1), np.array([0, 1, 2], np.int32), np.array([1, 2, 3], np.int32))
+    kernel_case("Substr", S("hello"), np.array([0, 1], np.int32), np.array([1], np.int32))
+    shape_case("Substr", P([2, U], "string"), P([], I32), P([], I32))
+    shape_case("Substr", P([2, 3], "string"), P([3], I32), P([3], I32))
+    shape_case("Substr", P([2], "string"), P([2], I32), P([3], I32))
+    numbers = S("1.5", "-2", "3e2", " 7 ", "inf", "-0.0", "0x10")
+    for dtype in (np.float32, np.float64):
+        kernel_case("StringToNumber", numbers[:-1], out_type=dtype)
+    kernel_case("StringToNumber", S("12", "-7", " 3", "+4"), out_type=np.int32)
+    kernel_case("StringToNumber", S("12", "99999999999"), out_type=np.int64)
+    kernel_case("StringToNumber", S("abc"), out_type=np.float32)
+    kernel_case("StringToNumber", S("1.5"), out_type=np.int32)
+    kernel_case("StringToNumber", S("99999999999"), out_type=np.int32)
+    kernel_case("StringToNumber", S("1e40"), out_type=np.float32)
+    shape_case("StringToNumber", P([U], "string"), out_type=tf.int64)
+    for op in ("StringLower", "StringUpper"):
+        kernel_case(op, S("Hello World", "ÀÉÎ àéî", "123"))
+        kernel_case(op, S("Hello World", "ÀÉÎ àéî", "123"), encoding="utf-8")
+        shape_case(op, P([U, 3], "string"))
+
+
 # =========================================================================== writing
 
 
@@ -464,16 +545,15 @@ def write_op_defs() -> None:
 
 def write_shape_cases() -> None:
     records = [r for r in (shape_gen.run_case(c) for c in SHAPE_CASES) if r is not None]
-    (OUT / "shape_cases.json").write_text(
-        json.dumps({"tensorflow": tf.__version__, "cases": records}, separators=(",", ":")) + "\n"
-    )
+    lines = ",\n".join(json.dumps(r, separators=(",", ":")) for r in records)  # one case per line, as shape_cases.json
+    (OUT / "shape_cases.json").write_text(f'{{"tensorflow":{json.dumps(tf.__version__)},"cases":[\n{lines}\n]}}\n')
     print(f"wrote {len(records)} shape cases ({sum('error' in r for r in records)} errors)")
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
-                 sort_cases, segment_cases):  # fmt: skip
+                 sort_cases, segment_cases, string_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

@@ -21,5 +21,6 @@ from modtensor.ops import (  # noqa: F401
     segment_ops,
     sendrecv_ops,
     sort_ops,
+    string_ops,
     training_ops,
 )

@@ -29,6 +29,7 @@ from modtensor.kernels.cpu import (
     reductions,
     segments,
     sort,
+    strings,
 )
 from modtensor.kernels.cpu import strided_slice as _strided_slice
 
@@ -138,7 +139,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 }
 
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
-BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments)
+BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings)
 for _module in BREADTH_MODULES:
     OP_FUNCTIONS.update(_module.OP_FUNCTIONS)
 

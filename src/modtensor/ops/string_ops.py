@@ -1,0 +1,137 @@
+"""String ops a text model needs: StringSplitV2, StringJoin, StringLength, RegexReplace, StaticRegexReplace,
+StringToHashBucketFast, Substr, StringToNumber, StringLower, StringUpper.
+
+OpDefs equal TensorFlow 2.21's; shape functions follow TF's string_ops.cc, including their errors.
+"""
+
+from __future__ import annotations
+
+from modtensor.framework import common_shapes
+from modtensor.framework.op_registry import register_op
+from modtensor.framework.shape_inference import InferenceContext
+from modtensor.ops._shape_errors import invalid
+
+
+def _split_shape(ctx: InferenceContext) -> None:
+    """indices ``[?, 2]``, values ``[?]``, shape ``[2]``; input a vector, sep a scalar."""
+    ctx.with_rank(ctx.input(0), 1)
+    ctx.with_rank(ctx.input(1), 0)
+    ctx.set_output(0, ctx.matrix(None, 2))
+    ctx.set_output(1, ctx.vector(None))
+    ctx.set_output(2, ctx.vector(2))
+
+
+(
+    register_op("StringSplitV2")
+    .input("input: string")
+    .input("sep: string")
+    .output("indices: int64")
+    .output("values: string")
+    .output("shape: int64")
+    .attr("maxsplit: int = -1")
+    .set_shape_fn(_split_shape)
+)
+
+
+def _join_shape(ctx: InferenceContext) -> None:
+    """A scalar when every input is one; else the merge of the non-scalar inputs of known rank."""
+    shapes = [ctx.input(i) for i in range(ctx.num_inputs())]
+    if all(s.dims is not None and len(s.dims) == 0 for s in shapes):
+        ctx.set_output(0, ctx.scalar())
+        return
+    out = ctx.unknown_shape()
+    for s in shapes:
+        if s.dims is not None and len(s.dims) != 0:
+            out = ctx.merge(out, s)
+    ctx.set_output(0, out)
+
+
+(
+    register_op("StringJoin")
+    .input("inputs: N * string")
+    .output("output: string")
+    .attr("N: int >= 0")
+    .attr("separator: string = ''")
+    .set_shape_fn(_join_shape)
+)
+(
+    register_op("StringLength")
+    .input("input: string")
+    .output("output: int32")
+    .attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+
+
+def _regex_replace_shape(ctx: InferenceContext) -> None:
+    ctx.with_rank(ctx.input(1), 0)
+    ctx.with_rank(ctx.input(2), 0)
+    ctx.set_output(0, ctx.input(0))
+
+
+(
+    register_op("RegexReplace")
+    .input("input: string")
+    .input("pattern: string")
+    .input("rewrite: string")
+    .output("output: string")
+    .attr("replace_global: bool = true")
+    .set_shape_fn(_regex_replace_shape)
+)
+(
+    register_op("StaticRegexReplace")
+    .input("input: string")
+    .output("output: string")
+    .attr("pattern: string")
+    .attr("rewrite: string")
+    .attr("replace_global: bool = true")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+(
+    register_op("StringToHashBucketFast")
+    .input("input: string")
+    .output("output: int64")
+    .attr("num_buckets: int >= 1")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+
+
+def _substr_shape(ctx: InferenceContext) -> None:
+    """pos and len of one shape; the output broadcasts input against pos."""
+    pos, length = ctx.input(1), ctx.input(2)
+    if length.dims is not None:
+        ctx.with_rank(pos, len(length.dims))
+    if pos.dims is not None:
+        for i in range(len(pos.dims)):
+            p = pos.dims[i].value
+            n = length.dims[i].value if length.dims is not None else None
+            if (-1 if p is None else p) != (-1 if n is None else n):
+                raise invalid(f"pos and len shapes must match: {ctx.debug_string(pos)} vs. {ctx.debug_string(length)}")
+    common_shapes.broadcast_binary_op_shape(ctx)
+
+
+(
+    register_op("Substr")
+    .input("input: string")
+    .input("pos: T")
+    .input("len: T")
+    .output("output: string")
+    .attr("T: {int32, int64}")
+    .attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+    .set_shape_fn(_substr_shape)
+)
+(
+    register_op("StringToNumber")
+    .input("string_tensor: string")
+    .output("output: out_type")
+    .attr("out_type: {float, double, int32, int64, uint32, uint64} = DT_FLOAT")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+for _name in ("StringLower", "StringUpper"):
+    (
+        register_op(_name)
+        .input("input: string")
+        .output("output: string")
+        .attr("encoding: string = ''")
+        .set_shape_fn(common_shapes.unchanged_shape)
+    )
