@@ -23,9 +23,20 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import make_golden_frontend_ops as base  # noqa: E402
+import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "frontend_breadth"
+
+_array_json = base._array_json
+
+
+def _array_json_any(value):
+    """base._array_json, also for a scalar string's ``numpy()`` (bytes, not an array)."""
+    return _array_json(np.array(value, dtype=object) if isinstance(value, bytes) else value)
+
+
+base._array_json = _array_json_any
 
 M = "tf.constant([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])"
 R = "tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])"
@@ -148,6 +159,61 @@ CASES: list[tuple[str, str, str]] = [
     ("breadth_nn_dropout_zero", "tf.nn.dropout(tf.ones([3]), 0.0)", "e"),
     ("breadth_nn_dropout_bad_rate", "tf.nn.dropout(tf.ones([3]), 1.0)", "ge"),
     ("breadth_nn_dropout_int", "tf.nn.dropout(tf.ones([3], tf.int32), 0.5)", "ge"),
+    # ------------------------------------------------------------------ tf.strings
+    ("breadth_strings_join", "tf.strings.join([tf.constant(['a', 'b']), 'x'], separator='-')", "ge"),
+    ("breadth_strings_join_scalars", "tf.strings.join(['a', 'b', 'c'])", "ge"),
+    ("breadth_strings_join_bad", "tf.strings.join([tf.constant(['a', 'b']), tf.constant(['c', 'd', 'e'])])", "e"),
+    ("breadth_strings_length", "tf.strings.length(tf.constant(['héllo', '']))", "ge"),
+    ("breadth_strings_length_utf8", "tf.strings.length(tf.constant(['héllo', '€']), unit='UTF8_CHAR')", "ge"),
+    ("breadth_strings_split_scalar", "tf.strings.split('a  b c')", "e"),  # TF's graph goes through RaggedTensor ops
+    ("breadth_strings_split_sep", "tf.strings.split('a,,b', sep=',')", "e"),
+    ("breadth_strings_split_maxsplit", "tf.strings.split('a b c d', maxsplit=2)", "e"),
+    ("breadth_strings_split_ragged", "r = tf.strings.split(tf.constant(['a b', '', 'c d e']))\n"
+     "[r.values, r.row_splits, r.to_tensor(), r.row_lengths(), r.nrows()]", "e"),
+    ("breadth_strings_split_ragged_default", "tf.strings.split(tf.constant(['a b', 'c'])).to_tensor('?')", "e"),
+    ("breadth_strings_regex_replace", "tf.strings.regex_replace(tf.constant(['Hello World', 'aaa']), 'l+|a', '_')",
+     "ge"),
+    ("breadth_strings_regex_groups", "tf.strings.regex_replace('John Smith', r'(\\w+) (\\w+)', r'\\2, \\1')", "e"),
+    ("breadth_strings_regex_first", "tf.strings.regex_replace('aaa', 'a', 'b', replace_global=False)", "e"),
+    ("breadth_strings_regex_dynamic", "tf.strings.regex_replace(tf.constant(['abc']), tf.constant('b'), 'X')", "ge"),
+    ("breadth_strings_to_number", "tf.strings.to_number(tf.constant(['1.5', '-2', '3e2']))", "ge"),
+    ("breadth_strings_to_number_int", "tf.strings.to_number(tf.constant(['12', '-7']), out_type=tf.int64)", "ge"),
+    ("breadth_strings_to_number_bad", "tf.strings.to_number(tf.constant(['12a']))", "e"),
+    ("breadth_strings_hash", "tf.strings.to_hash_bucket_fast(tf.constant(['hello', 'world', '', 'héllo']), 1000)",
+     "ge"),
+    ("breadth_strings_substr", "tf.strings.substr(tf.constant(['hello', 'world']), 1, 3)", "ge"),
+    ("breadth_strings_substr_utf8", "tf.strings.substr(tf.constant(['héllo']), 0, 2, unit='UTF8_CHAR')", "e"),
+    ("breadth_strings_lower_upper", "[tf.strings.lower(tf.constant(['AbC'])), tf.strings.upper(tf.constant(['AbC']))]",
+     "ge"),
+    # ------------------------------------------------------------------ conversions (TF 2.21 wraps integers)
+    ("breadth_conv_int32_overflow", "tf.constant(2**40, dtype=tf.int32)", "ge"),
+    ("breadth_conv_uint8_negative", "tf.constant(-1, dtype=tf.uint8)", "ge"),
+    ("breadth_conv_uint8_256", "tf.constant(256, dtype=tf.uint8)", "ge"),
+    ("breadth_conv_add_big_python_int", "tf.constant([1]) + 2**40", "ge"),
+    ("breadth_conv_mul_big_python_int", "tf.constant([1]) * 2**40", "e"),
+    ("breadth_conv_list_overflow", "tf.constant([1, 2**40], dtype=tf.int32)", "ge"),
+    ("breadth_conv_numpy_int64_to_int32", "tf.constant(np.array([2**40, 5]), dtype=tf.int32)", "ge"),
+    ("breadth_conv_int64_out_of_range", "tf.constant(2**63)", "e"),
+    ("breadth_conv_int64_dtype_out_of_range", "tf.constant(2**63, dtype=tf.int64)", "e"),
+    ("breadth_conv_uint64_max", "tf.constant(2**64 - 1, dtype=tf.uint64)", "e"),
+    ("breadth_conv_float_to_int", "tf.constant(3.5, dtype=tf.int32)", "ge"),
+    ("breadth_conv_float32_overflow", "tf.constant(1e40, dtype=tf.float32)", "e"),
+    ("breadth_conv_uint8_plus_300", "tf.constant([1], tf.uint8) + 300", "e"),
+    ("breadth_conv_signature_float64_numpy",
+     "f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([2], tf.float32)])\n"
+     "f(np.array([1.5, 1e40]))", "e"),
+    ("breadth_conv_signature_int64_numpy",
+     "f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([2], tf.int32)])\n"
+     "f(np.array([2**40, 3]))", "e"),
+    ("breadth_conv_signature_float_numpy_to_int",
+     "f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([2], tf.int32)])\n"
+     "f(np.array([1.5, -2.7]))", "e"),
+    ("breadth_conv_signature_float_list_to_int",
+     "f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([2], tf.int32)])\n"
+     "f([1.5, 2.0])", "e"),
+    ("breadth_conv_signature_int_list_to_float",
+     "f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([2], tf.float32)])\n"
+     "f([1, 2**40])", "e"),
 ]  # fmt: skip
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import bitwise, compat, config, image, linalg, math, nn, random, sysconfig
+from modtensor import bitwise, compat, config, image, linalg, math, nn, random, strings, sysconfig
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import clip_ops as _clip_ops
 from modtensor.api import indexing_ops as _indexing_ops
@@ -24,6 +24,7 @@ from modtensor.api import sort_ops as _sort_ops
 from modtensor.api import tensor_operators as _tensor_operators  # noqa: F401 - installs Tensor's operators
 from modtensor.api.constant_op import constant, convert_to_tensor
 from modtensor.api.context import device, executing_eagerly, name_scope
+from modtensor.api.ragged import RaggedTensor
 from modtensor.framework import dtypes, errors
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.framework.dtypes import (
@@ -71,6 +72,7 @@ __all__ = [
     "DeviceSpec",
     "Graph",
     "GraphDef",
+    "RaggedTensor",
     "Tensor",
     "TensorShape",
     "TensorSpec",
@@ -122,6 +124,7 @@ __all__ = [
     "reduce_logsumexp",  # noqa: F822
     "resource",
     "string",
+    "strings",
     "sysconfig",
     "uint16",
     "uint32",

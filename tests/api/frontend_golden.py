@@ -56,7 +56,7 @@ def _float(v: float) -> Any:
 
 def array_record(array: np.ndarray) -> dict:
     """dtype name, shape and flat values of an array, encoded as the generator encodes them."""
-    array = np.asarray(array)
+    array = np.array(array, dtype=object) if isinstance(array, bytes) else np.asarray(array)
     flat = array.reshape(-1)
     if array.dtype.kind == "f":
         values = [_float(float(v)) for v in flat]

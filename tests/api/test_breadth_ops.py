@@ -1,5 +1,6 @@
 """The op-breadth API of issue 13 against TF 2.21: einsum, tensordot, gather/scatter_nd, sort, top_k, cumsum,
-segments, unique, split, eye, norm, clip_by_norm, tf.linalg, tf.image.resize, moments, batch_normalization, dropout.
+segments, unique, split, eye, norm, clip_by_norm, tf.linalg, tf.image.resize, moments, batch_normalization, dropout,
+tf.strings, and TF's conversions of out-of-range Python and numpy values (TF 2.21 wraps integers; so does modtensor).
 
 Golden snippets (tests/golden/frontend_breadth, tools/make_golden_frontend_breadth.py) replayed as in
 test_math_ops.py: TF's graph node for node where the snippet's mode has "g", TF's eager values or errors.
@@ -33,6 +34,7 @@ def test_graph_matches_tensorflow(case_id: str) -> None:
 _MESSAGE_DIFFERS = {"breadth_gather_nd_bad": "TF's kernel appends the node name to the message"}
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # 1e40 -> float32 inf, as TF
 @pytest.mark.parametrize("case_id", case_ids(EAGER_CASES, "breadth_"))
 def test_eager_matches_tensorflow(case_id: str) -> None:
     check_eager_case(case_id, message_differs=_MESSAGE_DIFFERS.get(case_id))
@@ -46,7 +48,8 @@ def test_top_level_names_are_tensorflows_and_exported(module) -> None:
 
 
 @pytest.mark.parametrize(
-    ("namespace", "module"), [("tf.linalg", tf.linalg), ("tf.image", tf.image), ("tf.math", tf.math), ("tf.nn", tf.nn)]
+    ("namespace", "module"),
+    [("tf.linalg", tf.linalg), ("tf.image", tf.image), ("tf.strings", tf.strings), ("tf.math", tf.math), ("tf.nn", tf.nn)],
 )
 def test_namespace_names_are_tensorflows(namespace: str, module) -> None:
     assert set(module.__all__) <= tensorflow_names(namespace)

@@ -1,0 +1,89 @@
+"""``tf.strings``: join, length, split, regex_replace, to_number, to_hash_bucket_fast, substr, lower, upper.
+
+TensorFlow 2's signatures over the string ops; ``split`` of a scalar is a vector and of a
+vector a :class:`~modtensor.api.ragged.RaggedTensor`, as in TF. ``regex_replace`` with
+constant ``pattern`` and ``rewrite`` is ``StaticRegexReplace``, else ``RegexReplace``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modtensor.api import array_ops
+from modtensor.api.dispatch import apply_op
+from modtensor.api.op_scope import convert_to_tensor, op_scope
+from modtensor.api.ragged import RaggedTensor
+from modtensor.framework import dtypes
+from modtensor.framework.tensor import Tensor
+
+__all__: list[str] = []
+
+
+def join(inputs: Any, separator: str = "", name: str | None = None) -> Tensor:
+    """The strings of ``inputs`` joined elementwise with ``separator`` (scalars broadcast) (``StringJoin``)."""
+    return apply_op("StringJoin", name=name, inputs=list(inputs), separator=separator)
+
+
+def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Tensor:  # noqa: A002
+    """The length of each string in bytes or (``unit="UTF8_CHAR"``) in characters (``StringLength``)."""
+    return apply_op("StringLength", name=name, input=input, unit=unit)
+
+
+def regex_replace(
+    input: Any,
+    pattern: Any,
+    rewrite: Any,
+    replace_global: bool = True,
+    name: str | None = None,  # noqa: A002
+) -> Tensor:
+    """Matches of the RE2 ``pattern`` replaced by ``rewrite`` (``\\1`` refers to a group)."""
+    if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
+        return apply_op("StaticRegexReplace", name=name, input=input, pattern=pattern, rewrite=rewrite,
+                        replace_global=replace_global)  # fmt: skip
+    return apply_op("RegexReplace", name=name, input=input, pattern=pattern, rewrite=rewrite,
+                    replace_global=replace_global)  # fmt: skip
+
+
+def to_number(input: Any, out_type: Any = dtypes.float32, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string parsed as a number of ``out_type`` (``StringToNumber``)."""
+    return apply_op("StringToNumber", name=name, string_tensor=input, out_type=dtypes.as_dtype(out_type))
+
+
+def to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string's FarmHash fingerprint modulo ``num_buckets`` (``StringToHashBucketFast``)."""
+    return apply_op("StringToHashBucketFast", name=name, input=input, num_buckets=num_buckets)
+
+
+def substr(input: Any, pos: Any, len: Any, unit: str = "BYTE", name: str | None = None) -> Tensor:  # noqa: A002
+    """``len`` bytes (or UTF-8 characters) of each string from ``pos`` (``Substr``)."""
+    return apply_op("Substr", name=name, input=input, pos=pos, len=len, unit=unit)
+
+
+def lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string in lowercase (ASCII; Unicode with ``encoding="utf-8"``) (``StringLower``)."""
+    return apply_op("StringLower", name=name, input=input, encoding=encoding)
+
+
+def upper(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string in uppercase (ASCII; Unicode with ``encoding="utf-8"``) (``StringUpper``)."""
+    return apply_op("StringUpper", name=name, input=input, encoding=encoding)
+
+
+def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002
+    """Each string split at ``sep`` (default: runs of whitespace): a vector for a scalar, a RaggedTensor for a
+    vector (``StringSplitV2``)."""
+    with op_scope(name, "StringSplit", [input]):
+        input = convert_to_tensor(input, dtype=dtypes.string, name="input")
+        rank = input.shape.rank
+        if rank == 0:
+            _, values, _ = apply_op("StringSplitV2", input=array_ops.expand_dims(input, 0),
+                                    sep="" if sep is None else sep, maxsplit=maxsplit)  # fmt: skip
+            return values
+        if rank != 1:
+            raise NotImplementedError(
+                "tf.strings.split of a tensor of rank other than 0 or 1 returns a RaggedTensor with several ragged "
+                "dimensions, which modtensor does not implement yet"
+            )
+        indices, values, shape = apply_op("StringSplitV2", input=input, sep="" if sep is None else sep,
+                                          maxsplit=maxsplit)  # fmt: skip
+        return RaggedTensor.from_sparse_parts(indices, values, shape)

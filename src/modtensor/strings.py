@@ -1,0 +1,25 @@
+"""``modtensor.strings``: TensorFlow's ``tf.strings`` names for the string ops modtensor implements."""
+
+from modtensor.api.string_ops import (
+    join,
+    length,
+    lower,
+    regex_replace,
+    split,
+    substr,
+    to_hash_bucket_fast,
+    to_number,
+    upper,
+)
+
+__all__ = [
+    "join",
+    "length",
+    "lower",
+    "regex_replace",
+    "split",
+    "substr",
+    "to_hash_bucket_fast",
+    "to_number",
+    "upper",
+]
