@@ -49,7 +49,13 @@ def test_top_level_names_are_tensorflows_and_exported(module) -> None:
 
 @pytest.mark.parametrize(
     ("namespace", "module"),
-    [("tf.linalg", tf.linalg), ("tf.image", tf.image), ("tf.strings", tf.strings), ("tf.math", tf.math), ("tf.nn", tf.nn)],
+    [
+        ("tf.linalg", tf.linalg),
+        ("tf.image", tf.image),
+        ("tf.strings", tf.strings),
+        ("tf.math", tf.math),
+        ("tf.nn", tf.nn),
+    ],
 )
 def test_namespace_names_are_tensorflows(namespace: str, module) -> None:
     assert set(module.__all__) <= tensorflow_names(namespace)
