@@ -84,10 +84,11 @@ def inputs(name: str, batch: int) -> dict[str, np.ndarray]:
     for spec in info["inputs"]:
         recipe = dict(spec["recipe"], shape=[batch if d is None else d for d in spec["feed_shape"]])
         recipe["seed"] = int(recipe["seed"]) + batch
-        if spec["dtype"] == "string":
-            words = np.array(spec["vocabulary"], dtype=object)
-            ids = regenerate(dict(recipe, dtype="int64", offset=len(words) / 2, scale=len(words) / 2))
-            feeds[spec["name"]] = words[np.clip(ids, 0, len(words) - 1)]
+        if spec["dtype"] == "string":  # the vocabulary's strings in turn, from a seeded start
+            words = np.array([w.encode() for w in spec["vocabulary"]], dtype=object)
+            count = int(np.prod(recipe["shape"], dtype=np.int64))
+            picks = (np.arange(count) + int(recipe["seed"])) % len(words)
+            feeds[spec["name"]] = words[picks].reshape(recipe["shape"])
         else:
             feeds[spec["name"]] = regenerate(dict(recipe, dtype=spec["dtype"]))
     return feeds

@@ -317,10 +317,69 @@ def tf_ops_graph(seed: int) -> Model:
     return Model(serve, [spec], variables, recipes, notes=notes + "reverse, argmin, clip, segments, unique")
 
 
+SENTENCES = [
+    "The quick brown fox jumps over the lazy dog.",
+    "  Hello,   World!  ",
+    "TensorFlow models run in modtensor",
+    "naïve café: déjà vu",
+    "",
+    "one two three four five six seven eight nine ten",
+    "E=mc^2 (Einstein, 1905)",
+    "tabs\tand\nnewlines",
+]
+AMOUNTS = ["3.5", "-1", "12e-1", "0", "  7 ", "1e3", "-0.25", "42"]
+
+
+def text_classifier(seed: int) -> Model:
+    """A text classifier over the string ops, traced from ``tf.strings`` calls with ``tf.Variable`` weights.
+
+    StringLower, StaticRegexReplace and RegexReplace clean the text, StringJoin appends an end token,
+    StringSplitV2 splits it into words, StringLength and Substr give each word a length and a prefix,
+    StringToHashBucketFast hashes the prefix into an embedding row (GatherV2), UnsortedSegmentSum pools
+    the words of each text, StringToNumber parses a numeric feature; a dense layer and Softmax classify.
+    """
+    recipes: dict[str, dict[str, Any]] = {}
+    variables: list[tf.Variable] = []
+
+    def weight(name: str, shape: tuple[int, ...]) -> tf.Variable:
+        recipe = weight_recipe(name, shape, seed * 10000 + len(variables))
+        v = tf.Variable(keras_golden.regenerate(recipe), name=name)
+        recipes[v.name] = recipe
+        variables.append(v)
+        return v
+
+    table = weight("embedding/embeddings", (1000, 16))
+    kernel = weight("dense/kernel", (17, 4))
+    bias = weight("dense/bias", (4,))
+
+    def serve(text, amount):
+        cleaned = tf.strings.regex_replace(tf.strings.lower(text), "[^a-z0-9 ]", " ")  # StaticRegexReplace
+        cleaned = tf.strings.regex_replace(cleaned, tf.constant(" +"), " ")  # RegexReplace
+        cleaned = tf.strings.join([cleaned, "eos"], separator=" ")
+        indices, words, shape = tf.raw_ops.StringSplitV2(input=cleaned, sep="")
+        lengths = tf.cast(tf.strings.length(words), tf.float32)
+        ids = tf.strings.to_hash_bucket_fast(tf.strings.substr(words, 0, 4), 1000)
+        vectors = tf.gather(table, ids) * tf.expand_dims(lengths, 1) / 5.0
+        rows = indices[:, 0]
+        pooled = tf.math.unsorted_segment_sum(vectors, rows, shape[0])
+        counts = tf.math.unsorted_segment_sum(tf.ones_like(lengths), rows, shape[0])
+        pooled = pooled / tf.expand_dims(tf.maximum(counts, 1.0), 1)
+        number = tf.expand_dims(tf.strings.to_number(amount), 1)
+        logits = tf.concat([pooled, number / 1000.0], axis=1) @ kernel + bias
+        return {"probs": tf.nn.softmax(logits), "ids": ids, "width": shape[1]}
+
+    inputs = [  # string inputs take the vocabulary's strings in turn (keras_golden.inputs)
+        InputSpec("text", [None], "string", [None], {"seed": 0}, SENTENCES),
+        InputSpec("amount", [None], "string", [None], {"seed": 3}, AMOUNTS),
+    ]
+    return Model(serve, inputs, variables, recipes, notes="tf.strings text classifier (hash-bucket embeddings)")
+
+
 SMALL: dict[str, Callable[[int], Model]] = {
     "transformer_encoder": transformer_encoder,
     "keras_image_resize": keras_image_resize,
     "tf_image_ops": tf_ops_graph,
+    "text_classifier": text_classifier,
 }
 SLOW: dict[str, Callable[[int], Model]] = {
     "mobilenet_v2": keras_application("MobileNetV2", 224),
