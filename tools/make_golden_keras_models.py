@@ -462,6 +462,7 @@ def _op_types(graph_def: tf.compat.v1.GraphDef) -> list[str]:
 
 def export(name: str, builder: Callable[[int], Model], seed: int, slow: bool, manifest: dict) -> None:
     start = time.time()
+    keras.backend.clear_session()  # layer names (functional_1, ...) then do not depend on earlier models
     model = builder(seed)
     graph_def, outputs, output_specs = freeze(model)
     full_bytes = graph_def.SerializeToString(deterministic=True)
