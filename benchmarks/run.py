@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 from timing import Environment, Row  # noqa: E402
 
-BENCHMARKS = ["eager_dispatch", "c_kernel_overhead", "graph_overhead", "model_latency", "grappler_scaling"]
+BENCHMARKS = ["eager_dispatch", "c_kernel_overhead", "graph_overhead", "executor", "model_latency", "grappler_scaling"]
 
 
 def _tensorflow(disabled: bool) -> ModuleType | None:

@@ -105,9 +105,9 @@ def test_each_concrete_function_is_compiled_once(monkeypatch: pytest.MonkeyPatch
     calls: list[tuple[str, ...]] = []
     real = function_lib.compile_function_graph
 
-    def counting(graph_def, feeds, fetches, targets, default_device=None):
+    def counting(graph_def, feeds, fetches, targets, **kwargs):
         calls.append(tuple(fetches))
-        return real(graph_def, feeds, fetches, targets, default_device)
+        return real(graph_def, feeds, fetches, targets, **kwargs)
 
     monkeypatch.setattr(function_lib, "compile_function_graph", counting)
 

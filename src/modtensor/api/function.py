@@ -59,6 +59,7 @@ def compile_function_graph(
     fetches: Sequence[str],
     targets: Sequence[str],
     default_device: str | None = None,
+    feed_devices: Sequence[Any] | None = None,
 ) -> Any:
     """Hand a traced function's GraphDef to graph execution and return the compiled plan (``CompiledGraph``).
 
@@ -66,6 +67,8 @@ def compile_function_graph(
     Soft placement is on, as for TensorFlow 2's functions (``tf.config.get_soft_device_placement()``
     defaults to True): a device scope naming a device without a kernel falls back to one that has it.
     ``default_device`` (the eager device scope of the call) is where ops without a device go when they can.
+    ``feed_devices`` are the devices of the argument tensors (their values are fed there, not copied through
+    the host); outputs stay on the devices that produced them.
     """
     if default_device is not None:
         from modtensor.framework.device_spec import DeviceSpec
@@ -74,8 +77,10 @@ def compile_function_graph(
         spec = DeviceSpec.from_string(default_device).replace(job=None, replica=None, task=None)
         if not device_factory.device_set().find(spec):
             default_device = None  # soft placement: a scope naming no device of this process is ignored
-    options = graph_execution.ExecutionOptions(allow_soft_placement=True, default_device=default_device)
-    return graph_execution.compile_graph(graph_def, feeds, fetches, targets, options)
+    options = graph_execution.ExecutionOptions(
+        allow_soft_placement=True, default_device=default_device, fetches_on_device=True
+    )
+    return graph_execution.compile_graph(graph_def, feeds, fetches, targets, options, feed_devices=feed_devices)
 
 
 # ============================================================================ eager glue
@@ -89,9 +94,9 @@ def _to_eager(value: Any, dtype: dtypes.DType | None = None) -> Any:
     return eager.convert_to_eager_tensor(value, dtype)
 
 
-def _wrap_outputs(values: Sequence[Any]) -> list[Any]:
-    """Host arrays returned by the compiled plan as eager tensors on the client (CPU) device."""
-    return [eager.EagerTensor(value) for value in values]
+def _wrap_outputs(placed: Sequence[tuple[Any, Any]], outputs: Sequence[Any]) -> list[Any]:
+    """The compiled plan's (value, device) fetches as eager tensors on those devices (no copy)."""
+    return [eager.tensor_on_device(v, t.dtype, d) for (v, d), t in zip(placed, outputs, strict=True)]
 
 
 def _feed_value(value: Any) -> Any:
@@ -100,6 +105,12 @@ def _feed_value(value: Any) -> Any:
     if device_value is not None:
         return device_value
     return np.asarray(value)
+
+
+def _feed_device(value: Any) -> Any:
+    """The device an eager tensor's value is in (None for host values: numpy, CPU tensors)."""
+    device = getattr(value, "_device", None)
+    return None if device is None or device.is_host else device
 
 
 # ============================================================================ argument handling
@@ -379,11 +390,13 @@ class ConcreteFunction:
             return _inline(self, tensors, self.name)
         return self._call_flat(tensors)
 
-    def _compiled_plan(self) -> Any:
-        # Compiled per eager device scope of the call: as in TF, a function called under
-        # `with tf.device(...)` places its ops without a device of their own there.
+    def _compiled_plan(self, feed_devices: tuple[Any, ...] = ()) -> Any:
+        # Compiled per eager device scope of the call and per device of the arguments: as in TF, a
+        # function called under `with tf.device(...)` places its ops without a device of their own
+        # there, and arguments on a device are fed there (TF instantiates per argument devices).
         scope = runtime_context.eager_device_scope()
-        key = None if scope is None else scope.name
+        scope_name = None if scope is None else scope.name
+        key = (scope_name, feed_devices) if any(d is not None for d in feed_devices) else scope_name
         plan = self._compiled.get(key)
         if plan is None:
             with self._lock:
@@ -396,13 +409,15 @@ class ConcreteFunction:
                         [t.name for t in graph.inputs],
                         [t.name for t in graph.outputs],
                         targets,
-                        default_device=key,
+                        default_device=scope_name,
+                        feed_devices=feed_devices or None,
                     )
         return plan
 
     def _call_flat(self, tensors: Sequence[Any]) -> Any:
         """Run on flat argument tensors (in placeholder order); returns the structured eager outputs."""
         feeds = [_feed_value(t) for t in tensors]
+        devices = [_feed_device(t) for t in tensors]
         for external in self._graph.external_captures:
             if isinstance(external, SymbolicTensor):
                 raise ValueError(
@@ -410,12 +425,13 @@ class ConcreteFunction:
                     "building that graph."
                 )
             feeds.append(_feed_value(external))
+            devices.append(_feed_device(external))
         try:
-            results = self._compiled_plan().run(feeds)
+            results = self._compiled_plan(tuple(devices)).run_placed(feeds)
         except errors.OpError as e:
             # TF's form for errors of a function's graph: "Graph execution error:" ... "[Op:__inference_f_12]".
             raise type(e)(e.node_def, e.op, f"Graph execution error:\n\n{e.message} [Op:{self._inference_name}]") from e
-        return self._pack_outputs(iter(_wrap_outputs(results)))
+        return self._pack_outputs(iter(_wrap_outputs(results, self._graph.outputs)))
 
 
 def _packer(structure: Any) -> Callable[[Any], Any]:

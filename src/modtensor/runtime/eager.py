@@ -32,6 +32,7 @@ from modtensor.runtime.eager_conversion import convert_value, numpy_dtype
 from modtensor.runtime.kernel_registry import add_kernel_change_listener
 
 __all__ = [
+    "tensor_on_device",
     "NO_NAME",
     "EagerTensor",
     "Reference",
@@ -269,6 +270,11 @@ def _numpy_text(tensor: EagerTensor, is_repr: bool) -> str:
     else:
         text = repr(value)
     return "\n" + text if "\n" in text else text
+
+
+def tensor_on_device(value: Any, dtype: dtypes.DType, device: Device) -> EagerTensor:
+    """An EagerTensor over ``value``, a value already in ``device``'s memory (a function's output), no copy."""
+    return _wrap(value, dtype, device, _sig(dtype, device))
 
 
 def _wrap(value: Any, dtype: dtypes.DType, device: Device, sig: int) -> EagerTensor:

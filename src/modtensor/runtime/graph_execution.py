@@ -49,7 +49,7 @@ from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.device import Device, DeviceSet
 from modtensor.runtime.executor import Executor, ExecutorRun, KernelCache, StepContext
 from modtensor.runtime.kernel_registry import KernelRegistry
-from modtensor.runtime.partitioner import partition, set_transfer_attrs, transfer_key
+from modtensor.runtime.partitioner import memory_types, partition, set_transfer_attrs, transfer_key
 from modtensor.runtime.placer import place
 from modtensor.runtime.rendezvous import LocalRendezvous, copy_tensor
 
@@ -71,6 +71,7 @@ class ExecutionOptions:
     optimize_graph: bool = True  # False skips the graph optimizer (its own constant-folding evaluations)
     inter_op_threads: int = 0  # nodes of a step that may run at once (0: the process setting, then the cores)
     compile_loops: bool = True  # simple while loops run as compiled plans (False: all on the dataflow machine)
+    fetches_on_device: bool = False  # fetches stay on the device that produced them (functions); else host arrays
 
 
 def normalize_tensor_name(name: str) -> str:
@@ -91,13 +92,16 @@ def compile_graph(
     *,
     kernel_cache: KernelCache | None = None,
     registry: KernelRegistry | None = None,
+    feed_devices: Sequence[Device | None] | None = None,
 ) -> CompiledGraph:
     """Prune, place, partition and build executors for one (feeds, fetches, targets) signature.
 
     ``feeds``/``fetches`` are tensor names (``":0"`` optional), ``targets`` node names.
     ``kernel_cache`` lets stateful kernels (random ops) live across compiles, as in a
-    TF session. Unknown names raise NotFoundError; placement and kernel errors raise
-    here, naming the node.
+    TF session. ``feed_devices`` (one per feed, None: the host) says where each fed value
+    lives: its receive is placed there, so a device value is not copied through the host
+    (TF's function argument devices). Unknown names raise NotFoundError; placement and
+    kernel errors raise here, naming the node.
     """
     options = options or ExecutionOptions()
     devices = device_set if device_set is not None else device_factory.device_set()
@@ -126,7 +130,7 @@ def compile_graph(
             ).graph_def
         optimization = _optimize(needed, feed_names, fetch_names, target_names, options, devices)
         graph_def = _in_original_order(optimization.graph_def, needed)
-    pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client).run()
+    pruned = _Pruner(graph_def, feed_names, fetch_names, target_names, client, feed_devices).run()
     placement = place(
         pruned.graph_def,
         devices,
@@ -134,10 +138,13 @@ def compile_graph(
         log_device_placement=options.log_device_placement,
         log_stream=options.log_stream,
         default_device=default,
-        assigned={name: client for name in pruned.client_nodes},
+        assigned=pruned.assigned,
         registry=registry,
     )
-    partitioning = partition(placement.graph_def, devices, registry=registry)
+    placed = placement.graph_def
+    if options.fetches_on_device:
+        placed = _fetches_next_to_producers(placed, pruned, devices, registry)
+    partitioning = partition(placed, devices, registry=registry)
     # Dead values may reach any partition through its receives once one partition has control flow.
     dataflow = any(control_flow_info.has_control_flow(g.node) for g in partitioning.graphs.values())
     executors = []
@@ -199,9 +206,9 @@ class CompiledGraph:
         self.optimization: Any = None  # the graph optimizer's OptimizationResult (per-pass statistics), if it ran
         self._executors = executors
         self._client = client
-        # (feed index, rendezvous key, numpy dtype) of each feed this signature reads.
+        # (feed index, rendezvous key, numpy dtype or None, device the value is on) of each feed this signature reads.
         self._feeds = [
-            (i, key, dtype)
+            (i, key, dtype if pruned.feed_devices[i].is_host else None, pruned.feed_devices[i])
             for i, (key, dtype) in enumerate(zip(pruned.feed_keys, pruned.feed_types, strict=True))
             if key is not None
         ]
@@ -212,6 +219,18 @@ class CompiledGraph:
         """The full names of the devices the partitions run on."""
         return [e.device.name for e in self._executors]
 
+    def run_placed(
+        self,
+        feed_values: Sequence[Any],
+        *,
+        cancellation: CancellationManager | None = None,
+        timeout: float | None = None,
+    ) -> list[tuple[Any, Device]]:
+        """``run``, but each fetch as (value, device): with ``options.fetches_on_device`` a value stays in the
+        memory of the device that produced it (what a function returns), else it is a host array on the client.
+        Feeds are values of the devices given to ``compile_graph`` (``feed_devices``)."""
+        return self.run(feed_values, cancellation=cancellation, timeout=timeout, placed=True)
+
     def run(
         self,
         feed_values: Sequence[Any],
@@ -219,6 +238,7 @@ class CompiledGraph:
         *,
         cancellation: CancellationManager | None = None,
         timeout: float | None = None,
+        placed: bool = False,
     ) -> list[Any]:
         """Run once: feeds in ``feed_names`` order; returns the fetches (host numpy arrays) in ``fetch_names`` order.
 
@@ -236,8 +256,7 @@ class CompiledGraph:
         if step_stats is None and self.options.collect_step_stats:
             step_stats = self.last_step_stats = step_stats_pb2.StepStats()
         rendezvous = LocalRendezvous()
-        client = self._client
-        for index, key, expected in self._feeds:
+        for index, key, expected, device in self._feeds:
             value = feed_values[index]
             if expected is not None and getattr(value, "dtype", expected) != expected:
                 raise errors.InvalidArgumentError(
@@ -246,7 +265,7 @@ class CompiledGraph:
                     f"Feed {self.feed_names[index]} has dtype {value.dtype}, expected {expected}; "
                     "convert the value before feeding it",
                 )
-            rendezvous.send(key, value, client, True)
+            rendezvous.send(key, value, device, device.is_host)
         step_id = next(_STEP_IDS)
         executors = self._executors
         pool = inter_op.pool_for(inter_op.effective_threads(self.options.inter_op_threads))
@@ -272,7 +291,7 @@ class CompiledGraph:
         finally:
             if deadline is not None:
                 deadline.stop()
-        return self._take_fetches(rendezvous, feed_values)
+        return self._take_fetches(rendezvous, feed_values, placed)
 
     def _run_partitions(
         self,
@@ -306,13 +325,14 @@ class CompiledGraph:
             rendezvous.abort(errors.CancelledError(None, None, f"Step {step_id} failed: {error.message}"))
             raise error
 
-    def _take_fetches(self, rendezvous: LocalRendezvous, feed_values: Sequence[Any]) -> list[Any]:
+    def _take_fetches(self, rendezvous: LocalRendezvous, feed_values: Sequence[Any], placed: bool) -> list[Any]:
         results = []
         received: dict[str, Any] = {}
         client = self._client
         for source in self._fetch_sources:
             if isinstance(source, int):
-                results.append(feed_values[source])
+                fed = feed_values[source]
+                results.append((fed, self._feed_device(source)) if placed else fed)
                 continue
             value = received.get(source)
             if value is None:
@@ -321,9 +341,17 @@ class CompiledGraph:
                     raise errors.InternalError(None, None, f"Fetch {source} was not produced")
                 if sent.is_dead:  # TF's text; the tensor came from the untaken branch of a conditional
                     raise errors.InvalidArgumentError(None, None, f"Retval[{len(results)}] does not have value")
-                value = received[source] = copy_tensor(sent, client, True)
+                if placed and not sent.on_host:
+                    value = (sent.value, sent.device)
+                else:
+                    host = copy_tensor(sent, client, True)
+                    value = (host, client) if placed else host
+                received[source] = value
             results.append(value)
         return results
+
+    def _feed_device(self, index: int) -> Device:
+        return next((device for i, _key, _dtype, device in self._feeds if i == index), self._client)
 
     def close(self) -> None:
         """Release the kernels of every partition."""
@@ -385,6 +413,31 @@ def _in_original_order(optimized: graph_pb2.GraphDef, original: graph_pb2.GraphD
     out.CopyFrom(optimized)
     del out.node[:]
     out.node.extend(optimized.node[i] for i in order)
+    return out
+
+
+def _fetches_next_to_producers(
+    graph_def: graph_pb2.GraphDef, pruned: _Pruned, devices: DeviceSet, registry: KernelRegistry | None
+) -> graph_pb2.GraphDef:
+    """Move each fetch's client ``_Send`` onto the device of the node it reads when that output is in the
+    device's own memory: the fetched value then stays where it was produced (a function's outputs, as TF's
+    ``_Retval`` nodes on their producers' devices); host-memory outputs are fetched on the client."""
+    nodes = {n.name: n for n in graph_def.node}
+    sends = {name for name in pruned.client_nodes if nodes[name].op == "_Send"}
+    if not sends:
+        return graph_def
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(graph_def)
+    for node in out.node:
+        if node.name not in sends:
+            continue
+        source, index = node_def_lib.parse_tensor_name(node.input[0])
+        producer = nodes[source]
+        device = devices.lookup(producer.device)
+        if device is None or device.is_host:
+            continue
+        if not memory_types(producer, device, registry)[1][index]:
+            node.device = device.name
     return out
 
 
@@ -481,7 +534,9 @@ class _Step:
 @dataclass
 class _Pruned:
     graph_def: graph_pb2.GraphDef
-    client_nodes: list[str]  # the feed/fetch transfer nodes (placed on the client device)
+    client_nodes: list[str]  # the feed/fetch transfer nodes
+    assigned: dict[str, Device]  # where each of them is placed (the client device, or a fed value's device)
+    feed_devices: list[Device]  # per feed, the device its value lives on
     feed_keys: list[str | None]  # rendezvous key per feed (None: not needed)
     feed_types: list[np.dtype | None]
     fetch_sources: list[str | int]  # rendezvous key of the fetch, or the index of the feed it reads
@@ -497,10 +552,13 @@ class _Pruner:
         fetches: tuple[str, ...],
         targets: tuple[str, ...],
         client: Device,
+        feed_devices: Sequence[Device | None] | None = None,
     ):
         self.graph_def = graph_def
         self.feeds, self.fetches, self.targets = feeds, fetches, targets
         self.client = client
+        self.feed_devices = [d or client for d in feed_devices] if feed_devices else [client] * len(feeds)
+        self.assigned: dict[str, Device] = {}
         self.nodes = {n.name: n for n in graph_def.node}
         self.taken = set(self.nodes)
         self.op_registry = global_registry()
@@ -532,7 +590,7 @@ class _Pruner:
         def feed_input(i: int) -> str:
             if i not in feed_node:
                 node, index = node_def_lib.parse_tensor_name(self.feeds[i])
-                recv = self._client_transfer("_recv", node, index, "_Recv", self.feeds[i])
+                recv = self._client_transfer("_recv", node, index, "_Recv", self.feeds[i], self.feed_devices[i])
                 feed_node[i] = recv.name
                 feed_keys[i] = transfer_key(recv)
                 feed_types[i] = _numpy_dtype(recv.attr["tensor_type"].type)
@@ -568,7 +626,9 @@ class _Pruner:
                 client_nodes.append(send.name)
                 sends[name] = transfer_key(send)
             fetch_sources.append(sends[name])
-        return _Pruned(out, client_nodes, feed_keys, feed_types, fetch_sources)
+        return _Pruned(
+            out, client_nodes, dict(self.assigned), list(self.feed_devices), feed_keys, feed_types, fetch_sources
+        )
 
     def needed_graph(self) -> graph_pb2.GraphDef:
         """The nodes the fetches and targets need, fed tensors still computed (no transfers): what the
@@ -625,8 +685,11 @@ class _Pruner:
                     stack.append(src)
         return needed
 
-    def _client_transfer(self, prefix: str, node: str, index: int, op: str, tensor_name: str) -> node_def_pb2.NodeDef:
-        """TF's ``_recv_NODE_I``/``_send_NODE_I``: a client-terminated transfer on the client device."""
+    def _client_transfer(
+        self, prefix: str, node: str, index: int, op: str, tensor_name: str, device: Device | None = None
+    ) -> node_def_pb2.NodeDef:
+        """TF's ``_recv_NODE_I``/``_send_NODE_I``: a client-terminated transfer on the client device (a feed's
+        receive on the device its value lives on). The key names the client at both ends either way."""
         name = f"{prefix}_{node}_{index}"
         suffix = 0
         while name in self.taken:
@@ -634,9 +697,11 @@ class _Pruner:
             name = f"{prefix}_{node}_{index}_{suffix}"
         self.taken.add(name)
         dtype = self._output_type(node, index, "")
-        transfer = node_def_pb2.NodeDef(name=name, op=op, device=self.client.name)
+        device = device or self.client
+        transfer = node_def_pb2.NodeDef(name=name, op=op, device=device.name)
         transfer.attr["T" if op == "_Send" else "tensor_type"].type = dtype
         set_transfer_attrs(transfer, tensor_name, self.client, self.client, client_terminated=True)
+        self.assigned[name] = device
         return transfer
 
 
