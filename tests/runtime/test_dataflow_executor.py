@@ -225,3 +225,26 @@ def test_inter_op_setting_validates_its_value() -> None:
     with pytest.raises(ValueError, match="inter_op_parallelism_threads"):
         inter_op.set_inter_op_parallelism_threads(-1)
     assert inter_op.effective_threads(3) == 3
+
+
+def test_a_control_trigger_runs_live_after_dead_inputs() -> None:
+    """TF's ControlTrigger: it fires when its inputs are done, dead or not, and what waits on it is live."""
+    g = Graph()
+    with g.as_default():
+        from modtensor.framework import op_def_library
+
+        x = op_def_library.apply_op_outputs("Placeholder", "x", dtype="float32", shape=[])
+        pred = op_def_library.apply_op_outputs("Greater", "pred", x=x, y=op_def_library.constant(0.0, name="zero"))
+        _false, true = op_def_library.apply_op_outputs("Switch", "switch", data=x, pred=pred)
+        taken = op_def_library.apply_op_outputs("Identity", "taken", input=true)
+        trigger = op_def_library.apply_op("ControlTrigger", name="trigger")
+        trigger._add_control_input(taken.op)
+        with g.control_dependencies([trigger]):
+            after = op_def_library.constant(7.0, name="after")
+        with g.control_dependencies([taken.op]):
+            dead_after = op_def_library.constant(8.0, name="dead_after")
+    with Session(graph=g) as session:
+        assert session.run("after:0", {"x:0": np.float32(-1.0)}) == 7.0  # Identity dead, the trigger live
+        with pytest.raises(errors.InvalidArgumentError, match=r"Retval\[0\] does not have value"):
+            session.run(dead_after, {"x:0": np.float32(-1.0)})  # a plain control edge carries the deadness
+        assert session.run(dead_after, {"x:0": np.float32(1.0)}) == 8.0
