@@ -240,7 +240,7 @@ def test_a_control_trigger_runs_live_after_dead_inputs() -> None:
         trigger = op_def_library.apply_op("ControlTrigger", name="trigger")
         trigger._add_control_input(taken.op)
         with g.control_dependencies([trigger]):
-            after = op_def_library.constant(7.0, name="after")
+            op_def_library.constant(7.0, name="after")
         with g.control_dependencies([taken.op]):
             dead_after = op_def_library.constant(8.0, name="dead_after")
     with Session(graph=g) as session:
