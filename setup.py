@@ -1,6 +1,6 @@
 """Build of modtensor's native parts (everything else is declared in pyproject.toml).
 
-Three C libraries are built with the package:
+Four C libraries are built with the package:
 
 - ``modtensor/lib/libmodtensor_framework.so``: the shim exporting TensorFlow's plugin
   C API (csrc/shim, plain C11, no Python dependency). Plugins resolve their ``TF_*``
@@ -10,6 +10,8 @@ Three C libraries are built with the package:
 
 - ``modtensor/lib/_pywrap_tensorflow_internal.so``: a library with the name binary TensorFlow
   plugins list as NEEDED (csrc/compat), depending on the shim; loaded before plugins.
+- ``modtensor/runtime/_plan_runner``: the executor's straight-line plan loop in C (csrc/plan), a
+  CPython extension of its own; without it the executor runs the same loop in Python.
 
 The C headers under include/ are installed as ``modtensor/include`` so that
 ``modtensor.sysconfig.get_include()`` works from an installed package.
@@ -29,6 +31,7 @@ ROOT = Path(__file__).resolve().parent
 SHIM = "modtensor.lib.libmodtensor_framework"
 SHIM_FILE = "libmodtensor_framework.so"
 BRIDGE = "modtensor.plugin.native._bridge"
+PLAN_RUNNER = "modtensor.runtime._plan_runner"
 COMPAT = "modtensor.lib._pywrap_tensorflow_internal"
 COMPAT_FILE = "_pywrap_tensorflow_internal.so"
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
@@ -84,6 +87,10 @@ class BuildNative(build_ext):
         compat.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
         with self._filter_build_errors(compat):
             self.build_extension(compat)
+        plan_runner = by_name[PLAN_RUNNER]
+        plan_runner.include_dirs.append(numpy.get_include())
+        with self._filter_build_errors(plan_runner):
+            self.build_extension(plan_runner)
 
 
 class BuildPyWithHeaders(build_py):
@@ -114,6 +121,13 @@ setup(
             libraries=[f":{SHIM_FILE}"],
             extra_compile_args=[*WARNINGS, "-O2"],
             extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib", "-pthread"],
+            optional=True,
+        ),
+        # The executor's plan loop in C (csrc/plan); the executor runs its Python loop without it.
+        Extension(
+            PLAN_RUNNER,
+            sources=_sources("plan"),
+            extra_compile_args=[*WARNINGS, "-O2"],
             optional=True,
         ),
         # The name binary TensorFlow plugins list as NEEDED (csrc/compat): resolves them against the shim.

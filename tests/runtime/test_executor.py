@@ -182,6 +182,33 @@ def test_function_kernel_errors_are_wrapped_too(fresh_devices) -> None:
     assert "[[{{node mm}}]] (op MatMul on" in str(info.value)
 
 
+def test_the_c_plan_loop_and_the_python_loop_agree_and_name_failing_nodes(fresh_devices) -> None:
+    """Direct-call kernels run in C (runtime/_plan_runner) when it is built; the Python loop is the fallback."""
+    x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3)
+    g = graph(
+        const("x", x),
+        node("Exp", "e", "x", T=F32),
+        node("Neg", "n", "e", T=F32),
+        node("Relu", "r", "n", T=F32),
+        node("AddV2", "s", "r", "x", T=F32),
+        fetch("out", "s"),
+    )
+    executor = Executor(g, cpu())
+    assert executor._fast_plan is not None  # the extension is built with the package
+    with_c = run(executor)["out"]
+    executor._fast_plan = None
+    np.testing.assert_array_equal(run(executor)["out"], with_c)
+    np.testing.assert_allclose(with_c, np.maximum(-np.exp(x), 0) + x, rtol=1e-6)
+    bad = graph(const("a", np.ones((2, 3), np.float32)), node("Exp", "e", "a", T=F32),
+                node("MatMul", "mm", "e", "e", T=F32), node("Neg", "n", "mm", T=F32), fetch("out", "n"))  # fmt: skip
+    for fast in (True, False):
+        failing = Executor(bad, cpu())
+        if not fast:
+            failing._fast_plan = None
+        with pytest.raises(errors.InvalidArgumentError, match=r"\[\[\{\{node mm\}\}\]\] \(op MatMul on"):
+            run(failing)
+
+
 def test_edge_dtype_mismatch_is_tensorflows_error(fresh_devices) -> None:
     g = graph(const("x", np.float32(1)), node("Neg", "y", "x", T=dtypes.int32))
     with pytest.raises(errors.InvalidArgumentError) as info:

@@ -288,6 +288,7 @@ class Executor:
             item.kind == _ASYNC for item in items
         )
         self._plan: list[tuple] | None = None if self.dataflow else self._compile_plan(out_types)
+        self._fast_plan = _fast_plan(self._plan) if self._plan is not None else None
         self._frames: dict[str, _FrameInfo] | None = None
         self._roots: list[int] = []
         self._parallel: bool | None = None  # whether independent expensive nodes exist (computed on demand)
@@ -719,10 +720,19 @@ class ExecutorRun:
         rendezvous = step.rendezvous
         cancellation = step.cancellation
         step_id = step.step_id
+        fast = executor._fast_plan
         i = self._position
         n = len(plan)  # type: ignore[arg-type]
         try:
             while i < n:
+                if fast is not None:  # the direct-call nodes run in C until one needs this loop
+                    try:
+                        i = fast.run(values, i)
+                    except Exception:
+                        i = fast.failed_at
+                        raise
+                    if i >= n:
+                        break
                 kind, item, call, first, second, in_slots, take, start, stop, drop = plan[i]  # type: ignore[index]
                 if kind <= _CALLN:
                     if kind == _CALL2:
@@ -1505,6 +1515,19 @@ def _merge(inputs: list[Any]) -> list[Any]:
         if value is not None:
             return [value, _index_value(index)]
     raise errors.InternalError(None, None, "Merge ran without a live input")
+
+
+def _fast_plan(plan: list[tuple]) -> Any:
+    """The plan's direct-call nodes for the C loop (``runtime._plan_runner``), or None without the extension."""
+    try:
+        from modtensor.runtime import _plan_runner  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    steps = []
+    for kind, item, call, _first, _second, in_slots, take, start, stop, drop in plan:
+        direct = call if kind <= _CALLN and stop - start == 1 else None
+        steps.append((direct, item.expected, in_slots, take, start, drop))
+    return _plan_runner.Plan(steps)
 
 
 def _is_expensive(item: _NodeItem) -> bool:
