@@ -21,6 +21,7 @@ from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.kernels.cpu import losses as cpu_losses
 from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
 from modtensor.kernels.cpu.training_ops import TRAINING_OPS
+from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
 from modtensor.runtime import device_factory
 from modtensor.runtime.kernel_registry import KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import OpKernelContext, create_kernel
@@ -67,8 +68,9 @@ def test_registration_is_idempotent_per_registry() -> None:
     assert register_cpu_kernels(reg) == first
     bitwise_ops = set(cpu_bitwise.OP_FUNCTIONS)  # registered beside OP_FUNCTIONS (tests/kernels/test_bitwise.py)
     state = {*DEVICE_AGNOSTIC_OPS, *VARIABLE_OPS, *TRAINING_OPS, *cpu_losses.OP_FUNCTIONS}  # variables, training
+    list_ops = set(LIST_KERNELS)  # TensorList ops, for CPU and DEFAULT (tests/api/test_list_ops_golden.py)
     assert len(reg.ops()) == len(
-        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state
+        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state | list_ops
     )
 
 

@@ -89,9 +89,13 @@ def _to_eager(value: Any, dtype: dtypes.DType | None = None) -> Any:
     return eager.convert_to_eager_tensor(value, dtype)
 
 
-def _wrap_outputs(values: Sequence[Any]) -> list[Any]:
-    """Host arrays returned by the compiled plan as eager tensors on the client (CPU) device."""
-    return [eager.EagerTensor(value) for value in values]
+def _wrap_outputs(values: Sequence[Any], output_dtypes: Sequence[dtypes.DType]) -> list[Any]:
+    """Host arrays returned by the compiled plan as eager tensors on the client (CPU) device; variant and
+    resource values (object arrays) keep their graph dtype."""
+    return [
+        eager.EagerTensor(value) if dtype.is_numpy_compatible else eager.wrap_device_value(value, dtype)
+        for value, dtype in zip(values, output_dtypes, strict=True)
+    ]
 
 
 def _feed_value(value: Any) -> Any:
@@ -415,7 +419,7 @@ class ConcreteFunction:
         except errors.OpError as e:
             # TF's form for errors of a function's graph: "Graph execution error:" ... "[Op:__inference_f_12]".
             raise type(e)(e.node_def, e.op, f"Graph execution error:\n\n{e.message} [Op:{self._inference_name}]") from e
-        return self._pack_outputs(iter(_wrap_outputs(results)))
+        return self._pack_outputs(iter(_wrap_outputs(results, [t.dtype for t in self._graph.outputs])))
 
 
 def _packer(structure: Any) -> Callable[[Any], Any]:

@@ -10,6 +10,7 @@ from modtensor.ops import (  # noqa: F401
     control_flow_ops,
     control_ops,
     functional_ops,
+    list_ops,
     math_ops,
     nn_ops,
     random_ops,

@@ -1,0 +1,531 @@
+"""Record what TensorFlow 2.21 computes for TensorList, TensorArray, map_fn/scan/fold, print and assert programs.
+
+    /work/tfvenv/bin/python tools/make_golden_tensor_list.py
+
+Each program is a snippet (statements, then a final expression) run twice by TensorFlow:
+eagerly ("eager") and as the body of a ``tf.function`` called once ("function"). In scope:
+``tf``, ``np``, and ``lo`` (TF's ``tensorflow.python.ops.list_ops``; modtensor's tests bind
+``modtensor.api.list_ops``). The fixture keeps, per mode, the outputs (dtype, shape, flat
+values; ``variant`` outputs only by dtype), or the error class and message, and what the
+program printed to stdout and stderr (fd-level, as TF's C++ print kernel writes there).
+Writes ``tests/golden/tensor_list/<area>.json``, read by ``tests/api/test_tensor_list_golden.py``
+(and the other areas' test modules), which replay the same snippets with modtensor.
+TensorFlow is used only here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.ops import list_ops  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "tensor_list"
+
+
+def P(case_id: str, *lines: str) -> tuple[str, str]:  # noqa: N802
+    """A program: its id and its lines (statements, then the expression whose value is recorded)."""
+    return case_id, "\n".join(lines)
+
+
+# (case id, snippet). Ids are unique per area.
+LIST_OPS: list[tuple[str, str]] = [
+    P(
+        "reserve_set_stack",
+        "l = lo.tensor_list_reserve([2], 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 1, tf.constant([1., 2.]))",
+        "lo.tensor_list_stack(l, tf.float32), lo.tensor_list_length(l)",
+    ),
+    P(
+        "reserve_stack_uninitialized",
+        "l = lo.tensor_list_reserve([2], 2, tf.int32)",
+        "lo.tensor_list_stack(l, tf.int32)",
+    ),
+    P(
+        "reserve_unknown_shape_stack",
+        "l = lo.tensor_list_reserve(None, 2, tf.float32)",
+        "lo.tensor_list_stack(l, tf.float32)",
+    ),
+    P(
+        "reserve_partial_shape_stack_inferred",
+        "l = lo.tensor_list_reserve([None], 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 2, tf.constant([5., 6., 7.]))",
+        "lo.tensor_list_stack(l, tf.float32)",
+    ),
+    P("reserve_negative", "l = lo.tensor_list_reserve([2], -1, tf.float32)", "lo.tensor_list_length(l)"),
+    P(
+        "reserve_int64_shape",
+        "l = lo.tensor_list_reserve(tf.constant([2, 1], tf.int64), 1, tf.float32)",
+        "lo.tensor_list_stack(l, tf.float32), lo.tensor_list_element_shape(l, tf.int64)",
+    ),
+    P("empty_stack_unknown", "l = lo.empty_tensor_list(None, tf.float32)", "lo.tensor_list_stack(l, tf.float32)"),
+    P("empty_stack_known", "l = lo.empty_tensor_list([2, 3], tf.float32)", "lo.tensor_list_stack(l, tf.float32)"),
+    P(
+        "empty_stack_element_shape_arg",
+        "l = lo.empty_tensor_list(None, tf.float32)",
+        "lo.tensor_list_stack(l, tf.float32, element_shape=[3])",
+    ),
+    P("empty_bad_scalar_shape", "l = lo.empty_tensor_list(tf.constant(5), tf.float32)", "lo.tensor_list_length(l)"),
+    P("empty_bad_shape_dim", "l = lo.empty_tensor_list([2, -5], tf.float32)", "lo.tensor_list_length(l)"),
+    P(
+        "push_back_stack",
+        "l = lo.empty_tensor_list([2], tf.float32)",
+        "for i in range(3):",
+        "  l = lo.tensor_list_push_back(l, tf.fill([2], float(i)))",
+        "lo.tensor_list_stack(l, tf.float32), lo.tensor_list_length(l)",
+    ),
+    P(
+        "push_back_incompatible_shape",
+        "l = lo.empty_tensor_list([2], tf.float32)",
+        "l = lo.tensor_list_push_back(l, tf.constant([1., 2., 3.]))",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "push_back_wrong_dtype",
+        "l = lo.empty_tensor_list(None, tf.float32)",
+        "l = lo.tensor_list_push_back(l, tf.constant([1, 2]))",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "push_back_full",
+        "l = lo.empty_tensor_list([], tf.float32, max_num_elements=1)",
+        "l = lo.tensor_list_push_back(l, 1.0)",
+        "l = lo.tensor_list_push_back(l, 2.0)",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "push_back_keeps_input",
+        "l0 = lo.empty_tensor_list([], tf.float32)",
+        "l1 = lo.tensor_list_push_back(l0, 1.0)",
+        "l2 = lo.tensor_list_push_back(l1, 2.0)",
+        "l3 = lo.tensor_list_push_back(l1, 3.0)",
+        "lo.tensor_list_length(l0), lo.tensor_list_stack(l1, tf.float32), lo.tensor_list_stack(l2, tf.float32), "
+        "lo.tensor_list_stack(l3, tf.float32)",
+    ),
+    P(
+        "pop_back",
+        "l = lo.tensor_list_from_tensor(tf.constant([[1, 2], [3, 4], [5, 6]]), [2])",
+        "l, t = lo.tensor_list_pop_back(l, tf.int32)",
+        "t, lo.tensor_list_length(l), lo.tensor_list_stack(l, tf.int32)",
+    ),
+    P(
+        "pop_back_empty",
+        "l = lo.empty_tensor_list(None, tf.float32)",
+        "l, t = lo.tensor_list_pop_back(l, tf.float32)",
+        "t",
+    ),
+    P(
+        "pop_back_uninitialized",
+        "l = lo.tensor_list_reserve([2], 1, tf.float32)",
+        "l, t = lo.tensor_list_pop_back(l, tf.float32)",
+        "t, lo.tensor_list_length(l)",
+    ),
+    P(
+        "pop_back_uninitialized_unknown",
+        "l = lo.tensor_list_reserve(None, 1, tf.float32)",
+        "l, t = lo.tensor_list_pop_back(l, tf.float32)",
+        "t",
+    ),
+    P(
+        "pop_back_wrong_dtype",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "l, t = lo.tensor_list_pop_back(l, tf.int32)",
+        "t",
+    ),
+    P(
+        "get_item",
+        "l = lo.tensor_list_from_tensor(tf.constant([[1., 2.], [3., 4.]]), [2])",
+        "lo.tensor_list_get_item(l, 1, tf.float32), lo.tensor_list_get_item(l, 0, tf.float32, element_shape=[2])",
+    ),
+    P(
+        "get_item_out_of_range",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "lo.tensor_list_get_item(l, 2, tf.float32)",
+    ),
+    P(
+        "get_item_negative",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "lo.tensor_list_get_item(l, -1, tf.float32)",
+    ),
+    P(
+        "get_item_wrong_dtype",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "lo.tensor_list_get_item(l, 0, tf.int32)",
+    ),
+    P(
+        "get_item_uninitialized_known",
+        "l = lo.tensor_list_reserve([3], 2, tf.float32)",
+        "lo.tensor_list_get_item(l, 1, tf.float32)",
+    ),
+    P(
+        "get_item_uninitialized_inferred",
+        "l = lo.tensor_list_reserve(None, 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 0, tf.constant([[1., 2.]]))",
+        "lo.tensor_list_get_item(l, 2, tf.float32)",
+    ),
+    P(
+        "get_item_uninitialized_unknown",
+        "l = lo.tensor_list_reserve(None, 3, tf.float32)",
+        "lo.tensor_list_get_item(l, 2, tf.float32)",
+    ),
+    P(
+        "get_item_uninitialized_element_shape_arg",
+        "l = lo.tensor_list_reserve(None, 3, tf.float32)",
+        "lo.tensor_list_get_item(l, 2, tf.float32, element_shape=[2, 1])",
+    ),
+    P(
+        "get_item_incompatible_element_shape",
+        "l = lo.tensor_list_reserve([2], 3, tf.float32)",
+        "lo.tensor_list_get_item(l, 2, tf.float32, element_shape=[3])",
+    ),
+    P(
+        "set_item_out_of_range",
+        "l = lo.tensor_list_reserve([], 2, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 2, 1.0)",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "set_item_negative",
+        "l = lo.tensor_list_reserve([], 2, tf.float32)",
+        "l = lo.tensor_list_set_item(l, -1, 1.0)",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "set_item_resize",
+        "l = lo.tensor_list_reserve([], 2, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 4, 1.0, resize_if_index_out_of_bounds=True)",
+        "lo.tensor_list_stack(l, tf.float32)",
+    ),
+    P(
+        "set_item_incompatible_shape",
+        "l = lo.tensor_list_reserve([2], 2, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 0, tf.constant([1., 2., 3.]))",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "set_item_wrong_dtype",
+        "l = lo.tensor_list_reserve([], 2, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 0, tf.constant(1))",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "set_item_keeps_input",
+        "l0 = lo.tensor_list_reserve([], 2, tf.float32)",
+        "l1 = lo.tensor_list_set_item(l0, 0, 1.0)",
+        "l2 = lo.tensor_list_set_item(l1, 1, 2.0)",
+        "lo.tensor_list_stack(l0, tf.float32), lo.tensor_list_stack(l1, tf.float32), lo.tensor_list_stack(l2, "
+        "tf.float32)",
+    ),
+    P(
+        "element_shape",
+        "l = lo.tensor_list_reserve([None, 3], 1, tf.float32)",
+        "l2 = lo.empty_tensor_list(None, tf.int32)",
+        "lo.tensor_list_element_shape(l, tf.int32), lo.tensor_list_element_shape(l2, tf.int32), "
+        "lo.tensor_list_element_shape(lo.empty_tensor_list([], tf.int32), tf.int64)",
+    ),
+    P(
+        "from_tensor_stack",
+        "t = tf.reshape(tf.range(12, dtype=tf.float32), [3, 2, 2])",
+        "l = lo.tensor_list_from_tensor(t, [2, 2])",
+        "lo.tensor_list_stack(l, tf.float32), lo.tensor_list_length(l)",
+    ),
+    P("from_tensor_scalar", "l = lo.tensor_list_from_tensor(tf.constant(1.), [])", "lo.tensor_list_length(l)"),
+    P(
+        "from_tensor_incompatible",
+        "l = lo.tensor_list_from_tensor(tf.constant([[1., 2.]]), [3])",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "from_tensor_strings",
+        "l = lo.tensor_list_from_tensor(tf.constant(['a', 'bc', 'def']), [])",
+        "lo.tensor_list_get_item(l, 1, tf.string), lo.tensor_list_stack(l, tf.string)",
+    ),
+    P(
+        "from_tensor_bool_empty",
+        "l = lo.tensor_list_from_tensor(tf.zeros([0, 2], tf.bool), [2])",
+        "lo.tensor_list_stack(l, tf.bool), lo.tensor_list_length(l)",
+    ),
+    P(
+        "stack_num_elements_mismatch",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "lo.tensor_list_stack(l, tf.float32, num_elements=3)",
+    ),
+    P(
+        "stack_wrong_dtype",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "lo.tensor_list_stack(l, tf.int32)",
+    ),
+    P(
+        "stack_incompatible_elements",
+        "l = lo.empty_tensor_list(None, tf.float32)",
+        "l = lo.tensor_list_push_back(l, tf.constant([1.]))",
+        "l = lo.tensor_list_push_back(l, tf.constant([1., 2.]))",
+        "lo.tensor_list_stack(l, tf.float32)",
+    ),
+    P(
+        "gather",
+        "l = lo.tensor_list_from_tensor(tf.reshape(tf.range(10), [5, 2]), [2])",
+        "lo.tensor_list_gather(l, [3, 0, 3], tf.int32)",
+    ),
+    P(
+        "gather_out_of_range",
+        "l = lo.tensor_list_from_tensor(tf.reshape(tf.range(10), [5, 2]), [2])",
+        "lo.tensor_list_gather(l, [5], tf.int32)",
+    ),
+    P(
+        "gather_empty_unknown",
+        "l = lo.tensor_list_reserve(None, 2, tf.float32)",
+        "lo.tensor_list_gather(l, tf.zeros([0], tf.int32), tf.float32)",
+    ),
+    P(
+        "gather_empty_known",
+        "l = lo.tensor_list_reserve([3], 2, tf.float32)",
+        "lo.tensor_list_gather(l, tf.zeros([0], tf.int32), tf.float32)",
+    ),
+    P(
+        "gather_uninitialized",
+        "l = lo.tensor_list_reserve([2], 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 1, tf.constant([1., 2.]))",
+        "lo.tensor_list_gather(l, [0, 1], tf.float32)",
+    ),
+    P(
+        "scatter",
+        "l = lo.tensor_list_scatter(tf.constant([[1., 2.], [3., 4.], [5., 6.]]), [2, 0, 4], [2])",
+        "lo.tensor_list_stack(l, tf.float32), lo.tensor_list_length(l)",
+    ),
+    P("scatter_negative", "l = lo.tensor_list_scatter(tf.constant([[1., 2.]]), [-1], [2])", "lo.tensor_list_length(l)"),
+    P(
+        "scatter_rows_mismatch",
+        "l = lo.tensor_list_scatter(tf.constant([[1., 2.]]), [0, 1], [2])",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "scatter_v2_num_elements",
+        "l = lo.tensor_list_scatter_v2(tf.constant([1., 2.]), [0, 1], element_shape=tf.zeros([0], tf.int32), "
+        "num_elements=4)",
+        "lo.tensor_list_stack(l, tf.float32)",
+    ),
+    P(
+        "scatter_v2_index_too_big",
+        "l = lo.tensor_list_scatter_v2(tf.constant([1., 2.]), [0, 4], element_shape=tf.zeros([0], tf.int32), "
+        "num_elements=4)",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "scatter_into_existing",
+        "l = lo.tensor_list_reserve([2], 4, tf.float32)",
+        "l = lo.tensor_list_scatter(tf.constant([[1., 2.], [3., 4.]]), [3, 0], input_handle=l)",
+        "lo.tensor_list_stack(l, tf.float32)",
+    ),
+    P(
+        "scatter_into_existing_wrong_dtype",
+        "l = lo.tensor_list_reserve([2], 2, tf.float32)",
+        "l = lo.tensor_list_scatter(tf.constant([[1, 2]]), [0], input_handle=l)",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "scatter_into_existing_mismatch",
+        "l = lo.tensor_list_reserve([2], 2, tf.float32)",
+        "l = lo.tensor_list_scatter(tf.constant([[1., 2.]]), [0, 1], input_handle=l)",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "split_concat",
+        "l = lo.tensor_list_split(tf.constant([[1., 2.], [3., 4.], [5., 6.]]), [None, 2], [1, 2])",
+        "lo.tensor_list_get_item(l, 1, tf.float32), lo.tensor_list_concat(l, tf.float32)",
+    ),
+    P(
+        "split_unused",
+        "l = lo.tensor_list_split(tf.constant([1., 2., 3.]), [None], [1, 1])",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "split_too_long",
+        "l = lo.tensor_list_split(tf.constant([1., 2., 3.]), [None], [2, 2])",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "split_negative",
+        "l = lo.tensor_list_split(tf.constant([1., 2., 3.]), [None], [-1, 4])",
+        "lo.tensor_list_length(l)",
+    ),
+    P("split_scalar_shape", "l = lo.tensor_list_split(tf.constant([1., 2., 3.]), [], [3])", "lo.tensor_list_length(l)"),
+    P(
+        "split_incompatible",
+        "l = lo.tensor_list_split(tf.constant([[1., 2.]]), [None, 3], [1])",
+        "lo.tensor_list_length(l)",
+    ),
+    P(
+        "concat_scalars",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "lo.tensor_list_concat(l, tf.float32)",
+    ),
+    P("concat_empty_unknown", "l = lo.empty_tensor_list(None, tf.float32)", "lo.tensor_list_concat(l, tf.float32)"),
+    P("concat_empty_known", "l = lo.empty_tensor_list([None, 2], tf.float32)", "lo.tensor_list_concat(l, tf.float32)"),
+    P(
+        "concat_v2_leading_dims",
+        "l = lo.tensor_list_reserve([None, 2], 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 1, tf.ones([1, 2]))",
+        "lo.tensor_list_concat_v2(l, element_shape=[-1, 2], leading_dims=tf.constant([2, 1, 1], tf.int64), "
+        "element_dtype=tf.float32)",
+    ),
+    P(
+        "concat_v2_missing_leading_dims",
+        "l = lo.tensor_list_reserve([None, 2], 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 1, tf.ones([1, 2]))",
+        "l = lo.tensor_list_set_item(l, 2, tf.ones([2, 2]))",
+        "lo.tensor_list_concat_v2(l, element_shape=[-1, 2], leading_dims=tf.constant([], tf.int64), "
+        "element_dtype=tf.float32)",
+    ),
+    P(
+        "concat_inferred_first_dim",
+        "l = lo.tensor_list_reserve([None, 2], 3, tf.float32)",
+        "l = lo.tensor_list_set_item(l, 1, tf.ones([2, 2]))",
+        "lo.tensor_list_concat(l, tf.float32)",
+    ),
+    P(
+        "resize",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2., 3.]), [])",
+        "a = lo.tensor_list_resize(l, 5)",
+        "b = lo.tensor_list_resize(l, 1)",
+        "lo.tensor_list_stack(a, tf.float32), lo.tensor_list_stack(b, tf.float32), lo.tensor_list_length(l)",
+    ),
+    P(
+        "resize_negative",
+        "l = lo.tensor_list_from_tensor(tf.constant([1., 2., 3.]), [])",
+        "lo.tensor_list_length(lo.tensor_list_resize(l, -1))",
+    ),
+    P(
+        "concat_lists",
+        "a = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "b = lo.tensor_list_from_tensor(tf.constant([3.]), [])",
+        "lo.tensor_list_stack(lo.tensor_list_concat_lists(a, b, tf.float32), tf.float32)",
+    ),
+    P(
+        "concat_lists_shapes_differ",
+        "a = lo.tensor_list_from_tensor(tf.constant([1., 2.]), [])",
+        "b = lo.tensor_list_from_tensor(tf.constant([[3.]]), [None])",
+        "lo.tensor_list_length(lo.tensor_list_concat_lists(a, b, tf.float32))",
+    ),
+    P(
+        "nested_list",
+        "inner = lo.tensor_list_from_tensor(tf.constant([1, 2]), [])",
+        "outer = lo.empty_tensor_list([], tf.variant)",
+        "outer = lo.tensor_list_push_back(outer, inner)",
+        "got = lo.tensor_list_get_item(outer, 0, tf.variant)",
+        "lo.tensor_list_stack(got, tf.int32)",
+    ),
+    P("variant_output", "lo.tensor_list_reserve([2], 3, tf.float32)"),
+]
+
+AREAS: dict[str, list[tuple[str, str]]] = {"list_ops": LIST_OPS}
+
+
+def _float(v: float):
+    return v if math.isfinite(v) else repr(v)
+
+
+def _record(t) -> dict:
+    if t.dtype == tf.variant:
+        return {"dtype": "variant"}
+    array = np.asarray(t.numpy())
+    flat = array.reshape(-1)
+    if array.dtype.kind == "f":
+        values = [_float(float(v)) for v in flat]
+    elif array.dtype.kind in "SO":
+        values = [v.decode() if isinstance(v, bytes) else str(v) for v in flat]
+    else:
+        values = [v.item() for v in flat]
+    return {"dtype": t.dtype.name, "shape": list(array.shape), "values": values}
+
+
+def _flat(result) -> list:
+    if isinstance(result, (list, tuple)):
+        out = []
+        for r in result:
+            out.extend(_flat(r))
+        return out
+    return [] if result is None else [result]
+
+
+def _env() -> dict:
+    return {"tf": tf, "np": np, "lo": list_ops}
+
+
+def run_eager(code: str):
+    lines = code.split("\n")
+    env = _env()
+    exec("\n".join(lines[:-1]), env)
+    return eval(lines[-1], env)
+
+
+def run_function(code: str):
+    lines = code.split("\n")
+    body = "".join(f"    {line}\n" for line in lines[:-1]) + f"    return {lines[-1]}\n"
+    env = _env()
+    exec("def program():\n" + body, env)
+    return tf.function(env["program"])()
+
+
+@contextlib.contextmanager
+def _captured_fds():
+    """Capture what is written to fds 1 and 2 (Python's and C++'s writes alike)."""
+    out = {}
+    files = {fd: tempfile.TemporaryFile() for fd in (1, 2)}  # noqa: SIM115 - closed below, after restoring fds
+    saved = {fd: os.dup(fd) for fd in files}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        for fd, f in files.items():
+            os.dup2(f.fileno(), fd)
+        yield out
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, f in files.items():
+            os.dup2(saved[fd], fd)
+            os.close(saved[fd])
+            f.seek(0)
+            out["stdout" if fd == 1 else "stderr"] = f.read().decode("utf-8", "replace")
+            f.close()
+
+
+def run_case(code: str, mode: str) -> dict:
+    with _captured_fds() as printed:
+        try:
+            result = (run_eager if mode == "eager" else run_function)(code)
+            record = {"outputs": [_record(t) for t in _flat(result)]}
+        except Exception as e:  # noqa: BLE001 - the error is the record
+            record = {"error": {"class": type(e).__name__, "message": str(e)}}
+    for stream in ("stdout", "stderr"):
+        text = "\n".join(
+            line for line in printed[stream].split("\n") if not line.startswith(("W0000", "I0000", "E0000"))
+        )
+        if text.strip():
+            record[stream] = text
+    return record
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for area, cases in AREAS.items():
+        records = {}
+        for case_id, code in cases:
+            assert case_id not in records, case_id
+            records[case_id] = {"code": code, "eager": run_case(code, "eager"), "function": run_case(code, "function")}
+        lines = ",\n".join(f"{json.dumps(k)}:{json.dumps(v, separators=(',', ':'))}" for k, v in records.items())
+        (OUT / f"{area}.json").write_text(f'{{"tensorflow":{json.dumps(tf.__version__)},"cases":{{\n{lines}\n}}}}\n')
+        print(f"wrote {len(records)} {area} programs to {OUT / (area + '.json')}")
+
+
+if __name__ == "__main__":
+    main()
