@@ -427,7 +427,74 @@ LIST_OPS: list[tuple[str, str]] = [
     P("variant_output", "lo.tensor_list_reserve([2], 3, tf.float32)"),
 ]
 
-AREAS: dict[str, list[tuple[str, str]]] = {"list_ops": LIST_OPS}
+TENSOR_ARRAY: list[tuple[str, str]] = [
+    P("write_read_stack", "ta = tf.TensorArray(tf.float32, size=3)", "ta = ta.write(0, 1.0).write(2, 3.0)",
+      "ta.read(2), ta.stack(), ta.size()"),
+    P("write_vectors", "ta = tf.TensorArray(tf.int32, size=2)", "ta = ta.write(0, [1, 2])", "ta = ta.write(1, [3, 4])",
+      "ta.stack(), ta.concat(), ta.gather([1, 0]), ta.size()"),
+    P("element_shape_inferred", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, tf.ones([2, 3]))",
+      "tf.constant(ta.element_shape.as_list())"),
+    P("element_shape_given", "ta = tf.TensorArray(tf.float32, size=2, element_shape=[None, 3])",
+      "tf.constant([-1 if d is None else d for d in ta.element_shape.as_list()])"),
+    P("write_out_of_range", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(2, 1.0)", "ta.stack()"),
+    P("write_negative", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(-1, 1.0)", "ta.stack()"),
+    P("read_out_of_range", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, 1.0)", "ta.read(3)"),
+    P("read_negative", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, 1.0)", "ta.read(-1)"),
+    P("dynamic_size", "ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)",
+      "for i in range(4):\n  ta = ta.write(i, float(i * i))", "ta.stack(), ta.size()"),
+    P("dynamic_size_gap", "ta = tf.TensorArray(tf.float32, size=1, dynamic_size=True)", "ta = ta.write(3, [1., 2.])",
+      "ta.stack(), ta.size()"),
+    P("read_twice_cleared", "ta = tf.TensorArray(tf.float32, size=1)", "ta = ta.write(0, 5.0)",
+      "a = ta.read(0)", "a, ta.read(0)"),
+    P("read_twice_kept", "ta = tf.TensorArray(tf.float32, size=1, clear_after_read=False)", "ta = ta.write(0, 5.0)",
+      "ta.read(0), ta.read(0)"),
+    P("read_unwritten_known_shape", "ta = tf.TensorArray(tf.float32, size=2, element_shape=[2])", "ta.read(1)"),
+    P("read_unwritten_after_write", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, [1., 2.])",
+      "ta.read(1)"),
+    P("write_wrong_dtype", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, tf.constant(1))",
+      "ta.stack()"),
+    P("write_python_int_to_float", "ta = tf.TensorArray(tf.float32, size=1)", "ta = ta.write(0, 3)", "ta.stack()"),
+    P("write_incompatible_shape", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, [1., 2.])",
+      "ta = ta.write(1, [1., 2., 3.])", "ta.stack()"),
+    P("write_incompatible_element_shape", "ta = tf.TensorArray(tf.float32, size=2, element_shape=[3])",
+      "ta = ta.write(0, [1., 2.])", "ta.stack()"),
+    P("no_infer_shape", "ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)", "ta = ta.write(0, [1., 2.])",
+      "ta = ta.write(1, [1., 2., 3.])", "ta.read(1), ta.concat()"),
+    P("no_infer_shape_stack", "ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)",
+      "ta = ta.write(0, [1., 2.])", "ta = ta.write(1, [1., 2., 3.])", "ta.stack()"),
+    P("unstack", "ta = tf.TensorArray(tf.float32, size=3)", "ta = ta.unstack([[1., 2.], [3., 4.], [5., 6.]])",
+      "ta.read(1), ta.stack(), ta.size()"),
+    P("unstack_too_many", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.unstack([1., 2., 3.])",
+      "ta.stack(), ta.size()"),
+    P("unstack_dynamic", "ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)",
+      "ta = ta.unstack([1., 2., 3.])", "ta.stack(), ta.size()"),
+    P("scatter_gather", "ta = tf.TensorArray(tf.float32, size=4)", "ta = ta.scatter([3, 1], [[1., 2.], [3., 4.]])",
+      "ta.gather([1, 3]), ta.stack()"),
+    P("scatter_out_of_range", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.scatter([3], [[1., 2.]])",
+      "ta.stack()"),
+    P("split_concat", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.split([1., 2., 3., 4., 5.], [2, 3])",
+      "ta.read(1), ta.concat(), ta.size()"),
+    P("split_equal_lengths", "ta = tf.TensorArray(tf.float32, size=2)",
+      "ta = ta.split([[1.], [2.], [3.], [4.]], [2, 2])", "ta.stack(), tf.constant(ta.element_shape.as_list())"),
+    P("split_bad_sum", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.split([1., 2., 3.], [1, 1])",
+      "ta.concat()"),
+    P("split_wrong_count", "ta = tf.TensorArray(tf.float32, size=3)", "ta = ta.split([1., 2., 3.], [1, 2])",
+      "ta.concat()"),
+    P("concat_scalars", "ta = tf.TensorArray(tf.float32, size=2)", "ta = ta.write(0, 1.0).write(1, 2.0)",
+      "ta.concat()"),
+    P("stack_empty_known", "ta = tf.TensorArray(tf.float32, size=0, element_shape=[2])", "ta.stack()"),
+    P("stack_empty_unknown", "ta = tf.TensorArray(tf.float32, size=0)", "ta.stack()"),
+    P("stack_unwritten_unknown", "ta = tf.TensorArray(tf.float32, size=2)", "ta.stack()"),
+    P("strings", "ta = tf.TensorArray(tf.string, size=2)", "ta = ta.write(0, 'a').write(1, 'bc')", "ta.stack()"),
+    P("size_tensor", "ta = tf.TensorArray(tf.int64, size=tf.constant(2))",
+      "ta = ta.write(1, tf.constant(7, tf.int64))", "ta.stack(), ta.size()"),
+    P("identity", "ta = tf.TensorArray(tf.float32, size=1)", "ta = ta.write(0, 2.0).identity()", "ta.read(0)"),
+    P("dtype_and_dynamic_size", "ta = tf.TensorArray(tf.int32, size=1, dynamic_size=True)",
+      "tf.constant(ta.dtype.name), tf.constant(ta.dynamic_size)"),
+    P("no_size", "ta = tf.TensorArray(tf.float32)", "ta.size()"),
+]  # fmt: skip
+
+AREAS: dict[str, list[tuple[str, str]]] = {"list_ops": LIST_OPS, "tensor_array": TENSOR_ARRAY}
 
 
 def _float(v: float):
@@ -517,7 +584,10 @@ def run_case(code: str, mode: str) -> dict:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
+    wanted = sys.argv[1:] or list(AREAS)  # areas to (re)write, default all
     for area, cases in AREAS.items():
+        if area not in wanted:
+            continue
         records = {}
         for case_id, code in cases:
             assert case_id not in records, case_id

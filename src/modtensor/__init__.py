@@ -67,6 +67,8 @@ __all__ = [
     "Graph",
     "GraphDef",
     "Tensor",
+    "TensorArray",  # noqa: F822 - loaded on first use (module __getattr__)
+    "TensorArraySpec",  # noqa: F822 - loaded on first use (module __getattr__)
     "TensorShape",
     "TensorSpec",
     "Variable",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -146,6 +148,8 @@ _LAZY = {
     "optimizers": ("modtensor.optimizers", None),
     "raw_ops": ("modtensor.raw_ops", None),
     "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
+    "TensorArray": ("modtensor.api.tensor_array_ops", "TensorArray"),
+    "TensorArraySpec": ("modtensor.api.tensor_array_ops", "TensorArraySpec"),
 }
 
 
