@@ -53,12 +53,15 @@ LIST_OPS = [
     "TensorListConcatLists",
 ]  # fmt: skip
 
+# tf.print and tf.debugging (issue 10).
+LOGGING_OPS = ["Assert", "PrintV2", "StringFormat"]
+
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "tf_op_defs.pbtxt"
 
 
 def main() -> None:
     op_list = op_def_pb2.OpList()
-    for name in sorted(STARTER_OPS + EXTRA_OPS + LIST_OPS):
+    for name in sorted(STARTER_OPS + EXTRA_OPS + LIST_OPS + LOGGING_OPS):
         op_def = op_list.op.add()
         op_def.CopyFrom(op_def_registry.get(name))
         op_def.ClearField("summary")

@@ -149,7 +149,8 @@ def _attrs_from_summary(text: str) -> dict:
             attrs[key] = f"s: {value}"
         elif value.startswith("["):
             items = [v.strip() for v in value[1:-1].split(",") if v.strip()]
-            attrs[key] = "list { " + " ".join(f"i: {v}" for v in items) + " }"
+            field = "type" if items and items[0].startswith("DT_") else "i"
+            attrs[key] = "list { " + " ".join(f"{field}: {v}" for v in items) + " }"
         elif value.startswith("DT_"):
             attrs[key] = f"type: {value}"
         elif value in ("true", "false"):
@@ -604,6 +605,16 @@ for handle, tensor, indices in ((L([U, 3]), P([4, 3]), P([4], I32)), (L([U, 3]),
 for a, b in ((L([U, 3]), L([2, U])), (L([3], "int32"), L([3])), (LV, L([3])), (LV, LV),
              (P([2], "variant"), P([U], "variant")), (L([2]), L([3]))):  # fmt: skip
     case("TensorListConcatLists", a, b, element_dtype=tf.float32)
+
+# --- logging ops (issue 10): Assert, PrintV2, StringFormat
+for cond, data in ((P([], "bool"), [P([2]), P([], I32)]), (P([2], "bool"), [P([2])]), (P(None, "bool"), [P([])])):
+    case("Assert", cond, data, summarize=3)
+for shape in ([], [2], None):
+    case("PrintV2", P(shape, "string"), output_stream="stderr", end="\n")
+for template, inputs in (("{} and {}", [P([2]), P([], I32)]), ("{}", [P([2]), P([3])]), ("no placeholders", []),
+                         ("%s", [P(None)])):  # fmt: skip
+    placeholder = "%s" if template == "%s" else "{}"
+    case("StringFormat", inputs, template=template, placeholder=placeholder, summarize=3)
 
 
 def main() -> None:

@@ -93,6 +93,14 @@ __all__ = [
     "float32",
     "float64",
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
+    "Assert",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_equal",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_greater",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_less",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_rank",  # noqa: F822 - loaded on first use (module __getattr__)
+    "debugging",  # noqa: F822 - loaded on first use (module __getattr__)
+    "print",  # noqa: F822 - loaded on first use (module __getattr__)
+    "strings",  # noqa: F822 - loaded on first use (module __getattr__)
     "half",
     "import_graph_def",
     "init_scope",  # noqa: F822
@@ -150,6 +158,14 @@ _LAZY = {
     "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
     "TensorArray": ("modtensor.api.tensor_array_ops", "TensorArray"),
     "TensorArraySpec": ("modtensor.api.tensor_array_ops", "TensorArraySpec"),
+    "print": ("modtensor.api.logging_ops", "print_v2"),
+    "Assert": ("modtensor.api.check_ops", "Assert"),
+    "assert_equal": ("modtensor.api.check_ops", "assert_equal"),
+    "assert_greater": ("modtensor.api.check_ops", "assert_greater"),
+    "assert_less": ("modtensor.api.check_ops", "assert_less"),
+    "assert_rank": ("modtensor.api.check_ops", "assert_rank"),
+    "debugging": ("modtensor.debugging", None),
+    "strings": ("modtensor.strings", None),
 }
 
 

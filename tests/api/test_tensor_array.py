@@ -84,3 +84,30 @@ def test_wrong_dtype_write_in_a_function_is_logged_as_tensorflow_does(caplog):
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid data types; op elements int32 but list"):
         f()
     assert "has dtype <dtype: 'int32'>, but expected dtype <dtype: 'float32'>" in caplog.text
+
+
+def test_lists_and_arrays_on_a_plugin_device_keep_device_elements(fake_device: None):
+    """The DEFAULT list kernels serve a device type without its own: elements stay device values (FakeBuffer),
+    the list itself is host memory; eagerly and in a function."""
+    from modtensor.api import list_ops
+
+    from .fake_device import FakeBuffer
+
+    x = tf.constant([1.0, 2.0])
+    with tf.device("/device:FAKE:0"):
+        y = x + x
+        handle = list_ops.tensor_list_set_item(list_ops.tensor_list_reserve([2], 2, tf.float32), 0, y)
+        stacked = list_ops.tensor_list_stack(handle, tf.float32)
+    assert isinstance(handle._value[()].tensors[0], FakeBuffer)
+    assert handle.device.endswith("CPU:0")  # a host-memory output
+    assert stacked.device.endswith("FAKE:0") and isinstance(stacked._value, FakeBuffer)
+    assert stacked.numpy().tolist() == [[2.0, 4.0], [0.0, 0.0]]
+
+    @tf.function
+    def f(a):
+        with tf.device("/device:FAKE:0"):
+            ta = tf.TensorArray(tf.float32, size=2).write(1, a + a)
+            return ta.stack(), ta.size()
+
+    out, size = f(x)
+    assert out.numpy().tolist() == [[0.0, 0.0], [2.0, 4.0]] and int(size) == 2

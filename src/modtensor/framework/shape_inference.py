@@ -29,6 +29,7 @@ __all__ = [
     "ShapeHandle",
     "run_shape_fn",
     "summarize_value",
+    "summarize_value_v2",
 ]
 
 _INT64_MAX = 2**63 - 1
@@ -937,6 +938,74 @@ def summarize_value(array: Any, max_values: int = _SUMMARIZE_MAX_VALUES) -> str:
 
     print_dim(0)
     return "".join(parts) + ("..." if num_elements > limit else "")
+
+
+def _element_printer_v2(dtype: np.dtype) -> Callable[[Any], str] | None:
+    """PrintOneElement(print_v2=true): strings quoted and C-escaped; None for types TF prints as ``?``."""
+    if dtype.kind in "SUO":
+        escape = _element_printer(dtype)
+        return lambda v: '"' + escape(v) + '"'
+    if dtype.kind == "c":
+        return None
+    return _element_printer(dtype)
+
+
+def summarize_value_v2(array: Any, summarize: int = 3) -> str:
+    """TF's ``Tensor::SummarizeValue(summarize, print_v2=true)``, what ``tf.print`` and ``tf.strings.format`` show.
+
+    Each dimension prints its first and last ``summarize`` entries with ``...`` between
+    (all of them for a negative ``summarize``), brackets per dimension, rows of a matrix
+    on new lines: ``[[0 1 ... 8 9]\n [10 11 ... 18 19]]``. Strings are quoted; complex
+    values print as ``?`` (TF has no printer for them); ``variant`` values as ``<TypeName>``.
+    """
+    t = np.asarray(array)
+    num_elements = t.size
+    limit = num_elements if summarize < 0 else min(summarize, num_elements)
+    flat = t.reshape(-1)
+    if t.dtype == object and num_elements and not isinstance(flat[0], (bytes, str)):
+        # variant / resource values: TF prints "<" + the value's summary + ">" per element
+        text = " ".join(f"<{type(flat[i]).__name__}>" for i in range(limit))
+        text += "..." if summarize >= 0 and summarize < num_elements else ""
+        return f"[{text}]" if t.ndim > 0 else text
+    fmt = _element_printer_v2(t.dtype)
+    if fmt is None:  # TF's "irregular" types: one "?" per printed element
+        text = " ".join("?" for _ in range(limit)) + ("..." if 0 <= summarize < num_elements else "")
+        return f"[{text}]" if t.ndim > 0 else text
+    if t.ndim == 0:
+        text = " ".join(fmt(flat[i]) for i in range(limit))
+        return text + ("..." if num_elements > limit else "")
+    shape = t.shape
+    ndim = t.ndim
+    parts: list[str] = []
+
+    def spacing(dim: int) -> None:
+        if dim == ndim - 1:
+            parts.append(" ")
+        else:
+            parts.append("\n" * (ndim - dim - 1) + " " * (dim + 1))
+
+    def print_dim(dim: int, offset: int) -> None:
+        if dim == ndim:
+            parts.append(fmt(flat[offset]))
+            return
+        parts.append("[")
+        count = shape[dim]
+        start_of_end = max(limit, count - limit)
+        stride = int(np.prod(shape[dim + 1 :], dtype=np.int64))
+        for i in range(min(limit, count)):
+            if i > 0:
+                spacing(dim)
+            print_dim(dim + 1, offset + stride * i)
+        if count > 2 * limit:
+            spacing(dim)
+            parts.append("...")
+        for i in range(start_of_end, count):
+            spacing(dim)
+            print_dim(dim + 1, offset + stride * i)
+        parts.append("]")
+
+    print_dim(0, 0)
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------- conversions

@@ -11,6 +11,7 @@ from modtensor.ops import (  # noqa: F401
     control_ops,
     functional_ops,
     list_ops,
+    logging_ops,
     math_ops,
     nn_ops,
     random_ops,

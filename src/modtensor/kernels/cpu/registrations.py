@@ -27,6 +27,7 @@ from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_ke
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
 from modtensor.runtime.allocator import aligned_empty
 from modtensor.kernels.cpu import list_kernels as _list_kernels
+from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
@@ -378,6 +379,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         regs.extend(_fused.register_fused_kernels(target, SOURCE))  # the remapper's _FusedMatMul/_FusedConv2D
         regs.extend(_register_state_and_training(target))
         regs.extend(_list_kernels.register_list_kernels(target, SOURCE))  # TensorList ops, CPU and DEFAULT
+        regs.extend(_logging_kernels.register_logging_kernels(target, SOURCE))  # Assert, PrintV2, StringFormat
         _registered[id(target)] = regs
         return list(regs)
 
