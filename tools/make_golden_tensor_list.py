@@ -601,11 +601,57 @@ ASSERTS: list[tuple[str, str]] = [
       "tf.assert_greater(tf.constant(2), 1)", "tf.assert_rank(tf.constant([1]), 1)", "tf.constant(0)"),
 ]  # fmt: skip
 
+MAP_FN: list[tuple[str, str]] = [
+    P("map_double", "tf.map_fn(lambda x: x * 2, tf.constant([[1., 2.], [3., 4.], [5., 6.]]))"),
+    P("map_signature_dtype", "tf.map_fn(lambda x: tf.reduce_sum(x), tf.constant([[1, 2], [3, 4]]), "
+      "fn_output_signature=tf.int32)"),
+    P("map_signature_spec", "tf.map_fn(lambda x: tf.cast(x, tf.float32) / 2, tf.constant([1, 2, 3]), "
+      "fn_output_signature=tf.TensorSpec([], tf.float32))"),
+    P("map_dtype_alias", "tf.map_fn(lambda x: tf.cast(x, tf.int64), tf.constant([1., 2.]), dtype=tf.int64)"),
+    P("map_wrong_dtype", "tf.map_fn(lambda x: tf.cast(x, tf.int32), tf.constant([1., 2.]))"),
+    P("map_tuple_in", "tf.map_fn(lambda t: t[0] * t[1], (tf.constant([1, 2, 3]), tf.constant([4, 5, 6])), "
+      "fn_output_signature=tf.int32)"),
+    P("map_tuple_out", "a, b = tf.map_fn(lambda t: (t[0], t[0] * t[1]), (tf.constant([1, 2]), tf.constant([3, 4])))",
+      "a, b"),
+    P("map_list_for_tuple", "tf.map_fn(lambda t: [t[0], t[1]], (tf.constant([1, 2]), tf.constant([3, 4])))"),
+    P("map_dict", "out = tf.map_fn(lambda d: {'s': d['a'] + d['b'], 'p': d['a'] * d['b']}, "
+      "{'a': tf.constant([1., 2.]), 'b': tf.constant([3., 4.])})", "out['p'], out['s']"),
+    P("map_structure_mismatch", "tf.map_fn(lambda x: (x, x), tf.constant([1, 2]))"),
+    P("map_scalar_elems", "tf.map_fn(lambda x: x, tf.constant(1.0))"),
+    P("map_no_tensors", "tf.map_fn(lambda x: x, [])"),
+    P("map_mismatched_lengths", "tf.map_fn(lambda t: t[0], (tf.constant([1, 2]), tf.constant([1, 2, 3])))"),
+    P("map_not_callable", "tf.map_fn(5, tf.constant([1]))"),
+    P("map_strings", "tf.map_fn(lambda s: tf.strings.format('<{}>', s), tf.constant(['a', 'b']))"),
+    P("map_empty", "tf.map_fn(lambda x: x + 1, tf.zeros([0, 2]))"),
+    P("map_parallel_iterations", "tf.map_fn(lambda x: x + 1, tf.constant([1, 2, 3]), parallel_iterations=4)"),
+    P("map_varying_shapes", "tf.map_fn(lambda x: tf.fill([2], x), tf.constant([1, 2, 3]))"),
+    P("map_infer_shape_false", "tf.map_fn(lambda x: x, tf.constant([[1, 2], [3, 4]]), infer_shape=False)"),
+    P("scan_sum", "tf.scan(lambda a, x: a + x, tf.constant([1, 2, 3, 4, 5]))"),
+    P("scan_initializer", "tf.scan(lambda a, x: a * x, tf.constant([1., 2., 3.]), initializer=tf.constant(2.))"),
+    P("scan_reverse", "tf.scan(lambda a, x: a + x, tf.constant([1, 2, 3, 4]), reverse=True)"),
+    P("scan_tuple_state", "a, b = tf.scan(lambda s, x: (s[1], s[0] + s[1]), tf.zeros([6]), "
+      "initializer=(tf.constant(0.), tf.constant(1.)))", "a, b"),
+    P("scan_nested_elems", "tf.scan(lambda a, x: a + x[0] * x[1], (tf.constant([1, 2, 3]), tf.constant([4, 5, 6])), "
+      "initializer=tf.constant(0))"),
+    P("scan_structure_mismatch", "tf.scan(lambda a, x: (a, x), tf.constant([1, 2]), initializer=tf.constant(0))"),
+    P("scan_matrices", "tf.scan(lambda a, x: tf.matmul(a, x), tf.reshape(tf.range(1., 13.), [3, 2, 2]))"),
+    P("foldl_sum", "tf.foldl(lambda a, x: a + x, tf.constant([1, 2, 3, 4]))"),
+    P("foldl_initializer", "tf.foldl(lambda a, x: a * 10 + x, tf.constant([1, 2, 3]), initializer=tf.constant(7))"),
+    P("foldr_digits", "tf.foldr(lambda a, x: a * 10 + x, tf.constant([1, 2, 3]))"),
+    P("foldr_initializer", "tf.foldr(lambda a, x: a - x, tf.constant([1., 2., 3.]), initializer=tf.constant(10.))"),
+    P("foldl_nested", "tf.foldl(lambda a, x: a + x[0] - x[1], (tf.constant([5, 6]), tf.constant([1, 2])), "
+      "initializer=tf.constant(0))"),
+    P("foldl_tuple_acc", "m, s = tf.foldl(lambda a, x: (tf.maximum(a[0], x), a[1] + x), tf.constant([3., 7., 1.]), "
+      "initializer=(tf.constant(-1e9), tf.constant(0.)))", "m, s"),
+    P("foldl_not_callable", "tf.foldl(None, tf.constant([1]))"),
+]  # fmt: skip
+
 AREAS: dict[str, list[tuple[str, str]]] = {
     "list_ops": LIST_OPS,
     "tensor_array": TENSOR_ARRAY,
     "print": PRINT,
     "asserts": ASSERTS,
+    "map_fn": MAP_FN,
 }
 
 
@@ -697,6 +743,8 @@ def run_case(code: str, mode: str) -> dict:
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     wanted = sys.argv[1:] or list(AREAS)  # areas to (re)write, default all
+    # TF prints its deprecation notice for map_fn's `dtype` once per process: spend it before capturing.
+    tf.function(lambda: tf.map_fn(lambda x: x, tf.constant([1]), dtype=tf.int32))()
     for area, cases in AREAS.items():
         if area not in wanted:
             continue

@@ -100,6 +100,10 @@ __all__ = [
     "assert_rank",  # noqa: F822 - loaded on first use (module __getattr__)
     "debugging",  # noqa: F822 - loaded on first use (module __getattr__)
     "print",  # noqa: F822 - loaded on first use (module __getattr__)
+    "map_fn",  # noqa: F822 - loaded on first use (module __getattr__)
+    "scan",  # noqa: F822 - loaded on first use (module __getattr__)
+    "foldl",  # noqa: F822 - loaded on first use (module __getattr__)
+    "foldr",  # noqa: F822 - loaded on first use (module __getattr__)
     "strings",  # noqa: F822 - loaded on first use (module __getattr__)
     "half",
     "import_graph_def",
@@ -159,6 +163,10 @@ _LAZY = {
     "TensorArray": ("modtensor.api.tensor_array_ops", "TensorArray"),
     "TensorArraySpec": ("modtensor.api.tensor_array_ops", "TensorArraySpec"),
     "print": ("modtensor.api.logging_ops", "print_v2"),
+    "map_fn": ("modtensor.api.functional_ops", "map_fn"),
+    "scan": ("modtensor.api.functional_ops", "scan"),
+    "foldl": ("modtensor.api.functional_ops", "foldl"),
+    "foldr": ("modtensor.api.functional_ops", "foldr"),
     "Assert": ("modtensor.api.check_ops", "Assert"),
     "assert_equal": ("modtensor.api.check_ops", "assert_equal"),
     "assert_greater": ("modtensor.api.check_ops", "assert_greater"),
