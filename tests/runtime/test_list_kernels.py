@@ -211,3 +211,16 @@ def test_eager_list_tensor_prints_as_tensorflow_does():
     assert handle.dtype == tf.variant and handle.shape.as_list() == []
     assert repr(handle) == "<tf.Tensor: shape=(), dtype=variant, value=<TensorList>>"
     assert str(handle) == "tf.Tensor(<TensorList>, shape=(), dtype=variant)"
+
+
+def test_a_list_captured_by_a_function_keeps_its_handle_data():
+    from modtensor.framework.func_graph import FuncGraph
+
+    outer = tf.Graph()
+    with outer.as_default():
+        handle = list_ops.tensor_list_reserve([None, 3], 2, tf.float32)
+    inner = FuncGraph("f", outer_graph=outer)
+    with inner.as_default():
+        captured = inner.capture(handle)
+        item = list_ops.tensor_list_get_item(captured, 0, tf.float32)
+    assert item.shape.as_list() == [None, 3]
