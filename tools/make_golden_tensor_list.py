@@ -646,12 +646,45 @@ MAP_FN: list[tuple[str, str]] = [
     P("foldl_not_callable", "tf.foldl(None, tf.constant([1]))"),
 ]  # fmt: skip
 
+LOOPS: list[tuple[str, str]] = [
+    P("ta_in_while_loop", "def body(i, ta):", "    return i + 1, ta.write(i, tf.cast(i * i, tf.float32))",
+      "_, ta = tf.while_loop(lambda i, ta: i < 5, body, (0, tf.TensorArray(tf.float32, size=5)))",
+      "ta.stack(), ta.size()"),
+    P("ta_dynamic_in_while_loop", "n = tf.cast(tf.reduce_sum(tf.ones([4])), tf.int32)",
+      "def body(i, ta):", "    return i + 1, ta.write(i, tf.fill([2], i))",
+      "_, ta = tf.while_loop(lambda i, ta: i < n, body, (0, tf.TensorArray(tf.int32, size=0, dynamic_size=True)))",
+      "ta.stack(), ta.concat(), ta.size()"),
+    P("ta_read_and_write_in_loop", "ta = tf.TensorArray(tf.float32, size=6, clear_after_read=False)",
+      "ta = ta.write(0, 0.).write(1, 1.)", "def body(i, ta):",
+      "    return i + 1, ta.write(i, ta.read(i - 1) + ta.read(i - 2))",
+      "_, ta = tf.while_loop(lambda i, ta: i < 6, body, (2, ta))", "ta.stack()"),
+    P("list_accumulator_in_loop", "def body(i, l):",
+      "    return i + 1, lo.tensor_list_push_back(l, tf.cast(i, tf.float32))",
+      "_, l = tf.while_loop(lambda i, l: i < 4, body, (0, lo.empty_tensor_list([], tf.float32)))",
+      "lo.tensor_list_stack(l, tf.float32)"),
+    P("print_in_loop", "def body(i):", "    tf.print('iteration', i)", "    return (i + 1,)",
+      "tf.while_loop(lambda i: i < 3, body, (0,))"),
+    P("assert_in_loop", "def body(i):", "    tf.debugging.assert_less(i, 3, message='too far')", "    return (i + 1,)",
+      "tf.while_loop(lambda i: i < 5, body, (0,))"),
+    P("map_fn_dynamic_length", "x = tf.range(tf.cast(tf.reduce_sum(tf.ones([4])), tf.int32))",
+      "tf.map_fn(lambda v: v * 10, x)"),
+    P("scan_dynamic_length", "x = tf.range(tf.cast(tf.reduce_sum(tf.ones([4])), tf.int32))",
+      "tf.scan(lambda a, v: a + v, x)"),
+    P("nested_map_fn", "x = tf.reshape(tf.range(6), [2, 3])", "tf.map_fn(lambda r: tf.map_fn(lambda v: v + 1, r), x)"),
+    P("map_fn_with_print", "def f(v):", "    tf.print('v =', v)", "    return v * 2",
+      "tf.map_fn(f, tf.constant([1, 2]))"),
+    P("foldl_in_loop_body", "def body(i, acc):",
+      "    return i + 1, acc + tf.foldl(lambda a, v: a + v, tf.range(i + 1))",
+      "tf.while_loop(lambda i, acc: i < 4, body, (0, 0))"),
+]  # fmt: skip
+
 AREAS: dict[str, list[tuple[str, str]]] = {
     "list_ops": LIST_OPS,
     "tensor_array": TENSOR_ARRAY,
     "print": PRINT,
     "asserts": ASSERTS,
     "map_fn": MAP_FN,
+    "loops": LOOPS,
 }
 
 
