@@ -19,9 +19,9 @@ from modtensor.framework.tensor_proto import make_tensor_proto
 from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
 from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.kernels.cpu import losses as cpu_losses
+from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
 from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
 from modtensor.kernels.cpu.training_ops import TRAINING_OPS
-from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
 from modtensor.runtime import device_factory
 from modtensor.runtime.kernel_registry import KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import OpKernelContext, create_kernel

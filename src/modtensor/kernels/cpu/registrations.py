@@ -22,12 +22,12 @@ from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.kernels.cpu import OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
+from modtensor.kernels.cpu import list_kernels as _list_kernels
+from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
 from modtensor.runtime.allocator import aligned_empty
-from modtensor.kernels.cpu import list_kernels as _list_kernels
-from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
