@@ -44,12 +44,24 @@ EXTRA_OPS = [
     "CheckNumerics",
 ]  # fmt: skip
 
+# TensorList ops (issue 10): tf.TensorArray in functions, while_loop accumulators, Keras RNNs.
+LIST_OPS = [
+    "EmptyTensorList", "TensorListPushBack", "TensorListPushBackBatch", "TensorListLength", "TensorListPopBack",
+    "TensorListStack", "TensorListConcat", "TensorListConcatV2", "TensorListSplit", "TensorListFromTensor",
+    "TensorListElementShape", "TensorListReserve", "TensorListGetItem", "TensorListResize", "TensorListSetItem",
+    "TensorListGather", "TensorListScatter", "TensorListScatterV2", "TensorListScatterIntoExistingList",
+    "TensorListConcatLists",
+]  # fmt: skip
+
+# tf.print and tf.debugging (issue 10).
+LOGGING_OPS = ["Assert", "PrintV2", "StringFormat"]
+
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "tf_op_defs.pbtxt"
 
 
 def main() -> None:
     op_list = op_def_pb2.OpList()
-    for name in sorted(STARTER_OPS + EXTRA_OPS):
+    for name in sorted(STARTER_OPS + EXTRA_OPS + LIST_OPS + LOGGING_OPS):
         op_def = op_list.op.add()
         op_def.CopyFrom(op_def_registry.get(name))
         op_def.ClearField("summary")

@@ -43,12 +43,27 @@ def C(value, dtype="int32"):  # noqa: N802
     return {"value": value, "dtype": dtype}
 
 
+def L(element_shape, element_dtype="float32"):  # noqa: N802
+    """A TensorList input whose handle data says ``element_shape`` (None: unknown rank) and ``element_dtype``."""
+    return {"list": {"element_shape": element_shape, "element_dtype": element_dtype}, "dtype": "variant"}
+
+
 def case(op: str, *inputs, **attrs) -> None:
     """One case: inputs positional (a list of inputs for an `N * T` arg), attrs by OpDef name."""
     CASES.append({"op": op, "inputs": list(inputs), "attrs": attrs})
 
 
 def _tf_input(spec: dict) -> tf.Tensor:
+    if "list" in spec:
+        from tensorflow.python.ops import gen_list_ops
+
+        shape = spec["list"]["element_shape"]
+        shape = -1 if shape is None else [-1 if d is None else d for d in shape]
+        return gen_list_ops.empty_tensor_list(
+            element_shape=tf.constant(shape, tf.int32),
+            max_num_elements=-1,
+            element_dtype=tf.as_dtype(spec["list"]["element_dtype"]),
+        )
     if "value" in spec:
         return tf.constant(np.asarray(spec["value"], dtype=spec["dtype"]))
     return tf.compat.v1.placeholder(tf.as_dtype(spec["dtype"]), spec["shape"])
@@ -67,6 +82,22 @@ def _build(op: str, inputs: list, attrs: dict, unknown: bool = False):
             kwargs[attr.name] = _default(attr.default_value)
     _, _, operation, _ = op_def_library._apply_op_helper(op, name=op, **kwargs)
     return operation
+
+
+def _handle_data(tensor) -> list | None:
+    """A variant/resource output's handle data as [[element shape or null, dtype name], ...], else None."""
+    from tensorflow.python.ops import handle_data_util
+
+    if tensor.dtype not in (tf.variant, tf.resource):
+        return None
+    data = handle_data_util.get_resource_handle_data(tensor)
+    if not data.is_set:
+        return None
+    out = []
+    for entry in data.shape_and_type:
+        shape = tf.TensorShape(entry.shape)
+        out.append([None if shape.rank is None else shape.as_list(), tf.as_dtype(entry.dtype).name])
+    return out
 
 
 def _default(value):
@@ -95,6 +126,9 @@ def run_case(c: dict) -> dict | None:
         else:
             record["attrs"] = _node_attrs(operation)
             record["outputs"] = [None if t.shape.rank is None else t.shape.as_list() for t in operation.outputs]
+            handle_data = [_handle_data(t) for t in operation.outputs]
+            if any(h is not None for h in handle_data):
+                record["handle_data"] = handle_data
             return record
     with tf.Graph().as_default():
         try:  # attrs of the failing node: the same op over inputs of unknown shape ...
@@ -115,7 +149,8 @@ def _attrs_from_summary(text: str) -> dict:
             attrs[key] = f"s: {value}"
         elif value.startswith("["):
             items = [v.strip() for v in value[1:-1].split(",") if v.strip()]
-            attrs[key] = "list { " + " ".join(f"i: {v}" for v in items) + " }"
+            field = "type" if items and items[0].startswith("DT_") else "i"
+            attrs[key] = "list { " + " ".join(f"{field}: {v}" for v in items) + " }"
         elif value.startswith("DT_"):
             attrs[key] = f"type: {value}"
         elif value in ("true", "false"):
@@ -509,6 +544,77 @@ for shape, pads in (([2, 3], C([[1, 1], [2, 0]])), ([2, U], C([[1, 1], [2, 0]]))
     case("MirrorPad", P(shape), pads, mode="REFLECT")
 case("PadV2", P([2, 3]), C([[1, 1], [2, 0]]), P([2]))
 case("MirrorPad", P([2, 3]), C([[1, 1], [2, 0]], I64), mode="SYMMETRIC")
+
+# --- TensorList ops (issue 10); L(...) inputs carry handle data (element shape and dtype)
+LV = P([], "variant")  # a list without handle data
+for shape in (C([-1, 3]), C(-1), C([2, 3], I64), P([2], I32), P([], I32), P(None, I32), C([[1]])):
+    case("EmptyTensorList", shape, C(-1), element_dtype=tf.float32)
+    case("TensorListReserve", shape, C(4), element_dtype=tf.int32)
+case("EmptyTensorList", C([2]), P([], I32), element_dtype=tf.variant)
+for handle, item in ((L([U, 3]), P([2, 3])), (L(None), P([2])), (L([U, 3], "int32"), P([2, 3])), (LV, P([4])),
+                     (L([2]), P([3]))):  # fmt: skip
+    case("TensorListPushBack", handle, item)
+for handles, item in ((P([U], "variant"), P([3, 2])), (P([2], "variant"), P([3, 2])), (LV, P([3, 2])),
+                      (P([3], "variant"), P([]))):  # fmt: skip
+    case("TensorListPushBackBatch", handles, item)
+for handle in (L([2]), LV):
+    case("TensorListLength", handle)
+for handle, shape, dtype in ((L([U, 3]), C([-1, 3]), tf.float32), (LV, C(-1), tf.float32),
+                             (L([2], "int32"), C(-1), tf.float32), (L(None), C([4]), tf.float32)):  # fmt: skip
+    case("TensorListPopBack", handle, shape, element_dtype=dtype)
+for handle, shape, extra in ((L([U, 3]), C([-1, 3]), {}), (L([U, 3]), C([2, -1]), {}), (L([U, 3]), C([4, 4]), {}),
+                             (LV, C(-1), {}), (L([U, 3]), C(-1), {"num_elements": 5}), (L(None), P([2], I32), {}),
+                             (L([2], "int32"), C(-1), {}), (LV, P([], I32), {})):  # fmt: skip
+    case("TensorListStack", handle, shape, element_dtype=tf.float32, **extra)
+for handle, shape in ((L([U, 3]), None), (L(None), [2, 3]), (LV, [U, 4]), (L([2, 3]), [2, 4]), (LV, None)):
+    case("TensorListConcat", handle, element_dtype=tf.float32, element_shape=shape)
+for handle, shape in ((L([U, 3]), C([-1, 3])), (L(None), C(-1)), (LV, C([2, 4], I64)), (L([2, 3]), C([2, 4])),
+                      (L([U, 3], "int32"), C(-1))):  # fmt: skip
+    case("TensorListConcatV2", handle, shape, C([], I64), element_dtype=tf.float32)
+for tensor, shape, lengths in ((P([6, 3]), C([-1, 3]), C([2, 4], I64)), (P([]), C(-1), C([1], I64)),
+                               (P([6, 3]), C(-1), P([2, 2], I64)), (P([6, 3]), C([-1, 4]), C([6], I64)),
+                               (P(None), C([-1, 2], I64), P([U], I64))):  # fmt: skip
+    case("TensorListSplit", tensor, shape, lengths)
+for tensor, shape in ((P([4, 3]), C([-1, 3])), (P([4, 3]), C([2, 2])), (P(None), C(-1)), (P([4, 3]), C(-1)),
+                      (P([4, U]), C([-1, 5], I64)), (P([]), C(-1)), (P([4, 3]), C([3])), (P([4, 3]), C([-1])),
+                      (P([4, U]), C([5], I64)), (P([U, 2, 3]), P([2], I32))):  # fmt: skip
+    case("TensorListFromTensor", tensor, shape)
+for handle, shape_type in ((L([U, 3]), tf.int32), (L(None), tf.int32), (LV, tf.int64), (L([]), tf.int64)):
+    case("TensorListElementShape", handle, shape_type=shape_type)
+for handle, index, shape, dtype in ((L([U, 3]), C(0), C([-1, 3]), tf.float32), (L([U, 3]), P([], I32), C([2, -1]),
+                                    tf.float32), (L([2], "int32"), C(0), C(-1), tf.float32),
+                                    (LV, C(0), C(-1), tf.float32), (L([U, 3]), C(0), C([-1, 3], I64), tf.float32),
+                                    (L([U, 3]), C(0), C([2, 2]), tf.float32)):  # fmt: skip
+    case("TensorListGetItem", handle, index, shape, element_dtype=dtype)
+for handle, size in ((L([U, 3]), C(2)), (L([U, 3]), P([2], I32)), (LV, P([], I32))):
+    case("TensorListResize", handle, size)
+for handle, item, extra in ((L([U, 3]), P([2, 3]), {}), (L([U, 3]), P([2, 4]), {}), (LV, P([2]), {}),
+                            (L(None), P([2]), {"resize_if_index_out_of_bounds": True})):  # fmt: skip
+    case("TensorListSetItem", handle, C(0), item, **extra)
+for handle, indices, shape in ((L([U, 3]), P([5], I32), C([-1, 3])), (L([U, 3]), P([U, 2], I32), C(-1)),
+                               (L([2], "int32"), P([2], I32), C(-1)), (LV, P(None, I32), C([4]))):  # fmt: skip
+    case("TensorListGather", handle, indices, shape, element_dtype=tf.float32)
+for tensor, indices, shape in ((P([4, 3]), P([4], I32), C([-1, 3])), (P([4, 3]), P([4], I32), C(-1, I64)),
+                               (P(None), P(None, I32), P([2], I32))):  # fmt: skip
+    case("TensorListScatter", tensor, indices, shape)
+    case("TensorListScatterV2", tensor, indices, shape, C(5))
+for handle, tensor, indices in ((L([U, 3]), P([4, 3]), P([4], I32)), (L([U, 3]), P([]), P([4], I32)),
+                                (L([3], "int32"), P([4, 3]), P([4], I32)), (LV, P([4, 3]), P([4, 1], I32)),
+                                (LV, P([4, 3]), P([4], I32))):  # fmt: skip
+    case("TensorListScatterIntoExistingList", handle, tensor, indices)
+for a, b in ((L([U, 3]), L([2, U])), (L([3], "int32"), L([3])), (LV, L([3])), (LV, LV),
+             (P([2], "variant"), P([U], "variant")), (L([2]), L([3]))):  # fmt: skip
+    case("TensorListConcatLists", a, b, element_dtype=tf.float32)
+
+# --- logging ops (issue 10): Assert, PrintV2, StringFormat
+for cond, data in ((P([], "bool"), [P([2]), P([], I32)]), (P([2], "bool"), [P([2])]), (P(None, "bool"), [P([])])):
+    case("Assert", cond, data, summarize=3)
+for shape in ([], [2], None):
+    case("PrintV2", P(shape, "string"), output_stream="stderr", end="\n")
+for template, inputs in (("{} and {}", [P([2]), P([], I32)]), ("{}", [P([2]), P([3])]), ("no placeholders", []),
+                         ("%s", [P(None)])):  # fmt: skip
+    placeholder = "%s" if template == "%s" else "{}"
+    case("StringFormat", inputs, template=template, placeholder=placeholder, summarize=3)
 
 
 def main() -> None:

@@ -74,6 +74,8 @@ __all__ = [
     "GraphDef",
     "RaggedTensor",
     "Tensor",
+    "TensorArray",  # noqa: F822 - loaded on first use (module __getattr__)
+    "TensorArraySpec",  # noqa: F822 - loaded on first use (module __getattr__)
     "TensorShape",
     "TensorSpec",
     "Variable",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -98,6 +100,18 @@ __all__ = [
     "float32",
     "float64",
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
+    "Assert",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_equal",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_greater",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_less",  # noqa: F822 - loaded on first use (module __getattr__)
+    "assert_rank",  # noqa: F822 - loaded on first use (module __getattr__)
+    "debugging",  # noqa: F822 - loaded on first use (module __getattr__)
+    "print",  # noqa: F822 - loaded on first use (module __getattr__)
+    "map_fn",  # noqa: F822 - loaded on first use (module __getattr__)
+    "scan",  # noqa: F822 - loaded on first use (module __getattr__)
+    "foldl",  # noqa: F822 - loaded on first use (module __getattr__)
+    "foldr",  # noqa: F822 - loaded on first use (module __getattr__)
+    "strings",  # noqa: F822 - loaded on first use (module __getattr__)
     "half",
     "image",
     "import_graph_def",
@@ -159,6 +173,20 @@ _LAZY = {
     "optimizers": ("modtensor.optimizers", None),
     "raw_ops": ("modtensor.raw_ops", None),
     "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
+    "TensorArray": ("modtensor.api.tensor_array_ops", "TensorArray"),
+    "TensorArraySpec": ("modtensor.api.tensor_array_ops", "TensorArraySpec"),
+    "print": ("modtensor.api.logging_ops", "print_v2"),
+    "map_fn": ("modtensor.api.functional_ops", "map_fn"),
+    "scan": ("modtensor.api.functional_ops", "scan"),
+    "foldl": ("modtensor.api.functional_ops", "foldl"),
+    "foldr": ("modtensor.api.functional_ops", "foldr"),
+    "Assert": ("modtensor.api.check_ops", "Assert"),
+    "assert_equal": ("modtensor.api.check_ops", "assert_equal"),
+    "assert_greater": ("modtensor.api.check_ops", "assert_greater"),
+    "assert_less": ("modtensor.api.check_ops", "assert_less"),
+    "assert_rank": ("modtensor.api.check_ops", "assert_rank"),
+    "debugging": ("modtensor.debugging", None),
+    "strings": ("modtensor.strings", None),
 }
 
 

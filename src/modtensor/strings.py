@@ -1,5 +1,6 @@
 """``modtensor.strings``: TensorFlow's ``tf.strings`` names for the string ops modtensor implements."""
 
+from modtensor.api.logging_ops import string_format as format  # noqa: A001 - TensorFlow's name
 from modtensor.api.string_ops import (
     join,
     length,
@@ -13,6 +14,7 @@ from modtensor.api.string_ops import (
 )
 
 __all__ = [
+    "format",
     "join",
     "length",
     "lower",

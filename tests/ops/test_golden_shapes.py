@@ -20,10 +20,10 @@ import pytest
 from google.protobuf import text_format
 
 import modtensor.ops  # noqa: F401  (registers the standard ops)
-from modtensor.framework import errors
+from modtensor.framework import dtypes, errors
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import node_def_pb2
-from modtensor.framework.shape_inference import InferenceContext, run_shape_fn
+from modtensor.framework.shape_inference import InferenceContext, ShapeAndType, run_shape_fn
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "shape_cases.json"
 # The op-breadth ops (issue 13) have their own cases, written by tools/make_golden_op_breadth.py.
@@ -48,14 +48,21 @@ def _flat_inputs(case: dict) -> list[dict]:
     return flat
 
 
-def replay(case: dict) -> list[list[int | None] | None]:
-    """Run the case's op through modtensor's shape function; returns the outputs as TF records them."""
+def _run(case: dict) -> InferenceContext:
     registration = global_registry().get(case["op"])
     node = node_def_pb2.NodeDef(name=case["op"], op=case["op"])
     for key, text in case["attrs"].items():
         text_format.Parse(text, node.attr[key])
-    shapes, tensors = [], []
+    shapes, tensors, handle_data = [], [], []
     for spec in _flat_inputs(case):
+        if "list" in spec:  # a TensorList whose handle data knows its element shape and dtype
+            element = spec["list"]
+            shapes.append([])
+            tensors.append(None)
+            handle = InferenceContext.make_shape_from_tensor_shape(_tensor_shape(element["element_shape"]))
+            handle_data.append([ShapeAndType(handle, dtypes.as_dtype(element["element_dtype"]).as_datatype_enum)])
+            continue
+        handle_data.append(None)
         if "value" in spec:
             value = np.asarray(spec["value"], dtype=spec["dtype"])
             shapes.append(list(value.shape))
@@ -63,9 +70,38 @@ def replay(case: dict) -> list[list[int | None] | None]:
         else:
             shapes.append(spec["shape"])
             tensors.append(None)
-    ctx = InferenceContext(node, registration.op_def, shapes, tensors)
-    outputs = run_shape_fn(registration, ctx)
+    ctx = InferenceContext(node, registration.op_def, shapes, tensors, (), handle_data)
+    run_shape_fn(registration, ctx)
+    return ctx
+
+
+def _tensor_shape(dims: list[int | None] | None) -> object:
+    from modtensor.framework.tensor_shape import TensorShape
+
+    return TensorShape(dims)
+
+
+def replay(case: dict) -> list[list[int | None] | None]:
+    """Run the case's op through modtensor's shape function; returns the outputs as TF records them."""
+    outputs = _run(case).outputs()
     return [None if s.dims is None else [d.value for d in s.dims] for s in outputs]
+
+
+def replay_handle_data(case: dict) -> list[list[list[object]] | None]:
+    """The outputs' handle data as TF records it: [[element shape or None, dtype name], ...] or None."""
+    ctx = _run(case)
+    out: list[list[list[object]] | None] = []
+    for i in range(ctx.num_outputs()):
+        data = ctx.output_handle_shapes_and_types(i)
+        out.append(
+            None
+            if data is None
+            else [
+                [None if e.shape.dims is None else [d.value for d in e.shape.dims], dtypes.as_dtype(e.dtype).name]
+                for e in data
+            ]
+        )
+    return out
 
 
 def test_golden_covers_every_standard_op() -> None:
@@ -86,6 +122,8 @@ def test_shape_fn_matches_tensorflow(case: dict) -> None:
         )
     else:
         assert replay(case) == case["outputs"]
+        expected_handle_data = case.get("handle_data", [None] * len(case["outputs"]))
+        assert replay_handle_data(case) == expected_handle_data
 
 
 def test_errors_carry_the_node_and_input_shapes() -> None:

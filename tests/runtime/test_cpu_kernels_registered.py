@@ -19,6 +19,7 @@ from modtensor.framework.tensor_proto import make_tensor_proto
 from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
 from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.kernels.cpu import losses as cpu_losses
+from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
 from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
 from modtensor.kernels.cpu.training_ops import TRAINING_OPS
 from modtensor.runtime import device_factory
@@ -75,8 +76,11 @@ def test_registration_is_idempotent_per_registry() -> None:
     assert register_cpu_kernels(reg) == first
     bitwise_ops = set(cpu_bitwise.OP_FUNCTIONS)  # registered beside OP_FUNCTIONS (tests/kernels/test_bitwise.py)
     state = {*DEVICE_AGNOSTIC_OPS, *VARIABLE_OPS, *TRAINING_OPS, *cpu_losses.OP_FUNCTIONS}  # variables, training
+    list_ops = set(LIST_KERNELS)  # TensorList ops, for CPU and DEFAULT (tests/api/test_list_ops_golden.py)
+    logging_ops = {"Assert", "PrintV2", "StringFormat"}  # tests/api/test_print_golden.py, test_asserts_golden.py
     assert len(reg.ops()) == len(
-        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state
+        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state | list_ops
+        | logging_ops
     )
 
 

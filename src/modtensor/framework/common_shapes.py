@@ -43,8 +43,11 @@ def _error(message: str) -> errors.InvalidArgumentError:
 
 
 def unchanged_shape(ctx: InferenceContext) -> None:
-    """Output 0 has the shape of input 0 (elementwise unary ops, Identity, ...)."""
+    """Output 0 has the shape (and the handle data, for resources and variants) of input 0 (Identity, ...)."""
     ctx.set_output(0, ctx.input(0))
+    handle_data = ctx.input_handle_shapes_and_types(0)
+    if handle_data is not None:
+        ctx.set_output_handle_shapes_and_types(0, handle_data)
 
 
 def unchanged_shape_with_rank(rank: int) -> ShapeFn:

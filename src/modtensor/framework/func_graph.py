@@ -156,6 +156,8 @@ class FuncGraph(Graph):
             name = tensor.op.name if isinstance(tensor, SymbolicTensor) else "captured_input"
         with self.control_dependencies(None):
             placeholder = self.make_placeholder(tensor.dtype, tensor.shape, name)
+        # A captured resource or TensorList keeps its handle data (element shapes and dtypes), as in TF.
+        placeholder._handle_data = getattr(tensor, "_handle_data", None)
         self._captures[id(tensor)] = (tensor, placeholder)
         self.inputs.append(placeholder)
         return placeholder

@@ -81,7 +81,7 @@ def _attr_text(value: attr_value_pb2.AttrValue) -> str:
 class SymbolicTensor(Tensor):
     """An output of an Operation in a Graph: a dtype and a static shape, no value."""
 
-    __slots__ = ("_consumers", "_dtype", "_op", "_shape", "_value_index")
+    __slots__ = ("_consumers", "_dtype", "_handle_data", "_op", "_shape", "_value_index")
 
     def __init__(self, op: Operation, value_index: int, dtype: dtypes.DType):
         self._op = op
@@ -89,6 +89,9 @@ class SymbolicTensor(Tensor):
         self._dtype = dtype
         self._shape = tensor_shape.TensorShape(None)
         self._consumers: list[Operation] = []
+        # Handle data of a resource/variant tensor: ((element TensorShape, element DType), ...) or None, as
+        # TF's tensor._handle_data; shape inference sets it (a TensorList's element shape and dtype).
+        self._handle_data: tuple[tuple[tensor_shape.TensorShape, dtypes.DType], ...] | None = None
 
     @property
     def op(self) -> Operation:
@@ -786,11 +789,12 @@ class Graph:
         op._outputs = [SymbolicTensor(op, i, dtypes.as_dtype(t)) for i, t in enumerate(output_types)]
         if compute_shapes:
             try:
-                shapes = shape_refiner.infer_output_shapes(op, unknown_input_shapes)
+                shapes, handle_data = shape_refiner.infer_output_shapes_and_handle_data(op, unknown_input_shapes)
             except errors.OpError as e:
                 raise ValueError(e.message) from None
-            for t, s in zip(op._outputs, shapes, strict=True):
+            for t, s, h in zip(op._outputs, shapes, handle_data, strict=True):
                 t._shape = s
+                t._handle_data = h
         if output_shape_hints is not None:
             for i, (t, hint) in enumerate(zip(op._outputs, output_shape_hints, strict=False)):
                 try:

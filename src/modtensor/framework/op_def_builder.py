@@ -58,6 +58,7 @@ class OpDefBuilder:
         self._deprecation: tuple[int, str] | None = None
         self._doc: str | None = None
         self._shape_fn: ShapeFn | None = None
+        self._type_ctor: Callable[[op_def_pb2.OpDef], None] | None = None
         self._errors: list[str] = []
         self.source = source if source is not None else caller_source()
 
@@ -134,6 +135,12 @@ class OpDefBuilder:
         self._shape_fn = fn
         return self
 
+    def set_type_constructor(self, fn: Callable[[op_def_pb2.OpDef], None]) -> OpDefBuilder:
+        """Set TF's type constructor: ``fn(op_def)`` sets the outputs' ``experimental_full_type`` at finalize
+        (e.g. :func:`unary_type_constructor`, TF's ``full_type::Unary``)."""
+        self._type_ctor = fn
+        return self
+
     def finalize(self) -> OpRegistrationData:
         """Parse every spec, apply TF's implied settings, validate, and return the registration.
 
@@ -179,8 +186,24 @@ class OpDefBuilder:
 
         if problems:
             raise errors.InvalidArgumentError(None, None, "\n".join(problems))
+        if self._type_ctor is not None:
+            self._type_ctor(op_def)
         validate_op_def(op_def)
         return OpRegistrationData(op_def=op_def, shape_fn=self._shape_fn, source=self.source)
+
+
+def unary_type_constructor(type_name: str, var: str) -> Callable[[op_def_pb2.OpDef], None]:
+    """TF's ``full_type::Unary(t, var)``: output 0 gets the full type ``t[TFT_TENSOR[TFT_VAR var]]``
+    (``unary_type_constructor("TFT_ARRAY", "element_dtype")`` for a TensorList output)."""
+    from modtensor.framework.protos import full_type_pb2
+
+    def construct(op_def: op_def_pb2.OpDef) -> None:
+        full_type = op_def.output_arg[0].experimental_full_type
+        full_type.type_id = full_type_pb2.FullTypeId.Value(type_name)
+        tensor = full_type.args.add(type_id=full_type_pb2.TFT_TENSOR)
+        tensor.args.add(type_id=full_type_pb2.TFT_VAR, s=var)
+
+    return construct
 
 
 def _mentions(spec: str, names: set[str]) -> bool:

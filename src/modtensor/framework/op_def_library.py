@@ -40,6 +40,8 @@ def constant(
 ) -> SymbolicTensor:
     """A ``Const`` node holding ``value`` (python or numpy) in ``graph`` (default: the default graph)."""
     graph = graph or get_default_graph()
+    if isinstance(value, tensor_shape.TensorShape):  # TF's TensorShape conversion: its dims, int32 or int64
+        value, dtype = tensor_shape.shape_conversion_dims(value, dtype)
     proto = tensor_proto.make_tensor_proto(value, dtype=dtype, shape=shape, allow_broadcast=shape is not None)
     op = graph.create_op(
         "Const",

@@ -25,9 +25,11 @@ from modtensor.framework.protos import tensor_shape_pb2
 __all__ = [
     "DimensionHandle",
     "InferenceContext",
+    "ShapeAndType",
     "ShapeHandle",
     "run_shape_fn",
     "summarize_value",
+    "summarize_value_v2",
 ]
 
 _INT64_MAX = 2**63 - 1
@@ -111,6 +113,27 @@ class ShapeHandle:
 DimensionOrConstant = DimensionHandle | int | None
 
 
+class ShapeAndType:
+    """TF's ShapeAndType: one entry of a resource or variant tensor's *handle data*.
+
+    A TensorList handle carries one entry, its element shape and element dtype (a
+    DataType enum); shape functions of list ops read it from their list input and set
+    it on their list output, so the static shapes of list reads are known.
+    """
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, shape: ShapeHandle, dtype: int):
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "dtype", int(dtype))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ShapeAndType is immutable")
+
+    def __repr__(self) -> str:
+        return f"ShapeAndType({_shape_string(self.shape)}, {self.dtype})"
+
+
 def _error(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
@@ -168,6 +191,7 @@ class InferenceContext:
         input_shapes: Sequence[Any],
         input_tensors: Sequence[Any] = (),
         input_tensors_as_shapes: Sequence[Any] = (),
+        input_handle_shapes_and_types: Sequence[Sequence[ShapeAndType] | None] = (),
     ):
         self._node_def = node_def
         self._op_def = op_def
@@ -197,6 +221,11 @@ class InferenceContext:
                 )
         num_outputs = max((stop for _, stop in (self._output_ranges or {}).values()), default=0)
         self._outputs = [ShapeHandle(None) for _ in range(num_outputs)]
+        self._input_handle_data: list[list[ShapeAndType] | None] = [
+            None if d is None else list(d) for d in input_handle_shapes_and_types
+        ]
+        self._input_handle_data += [None] * (n - len(self._input_handle_data))
+        self._output_handle_data: list[list[ShapeAndType] | None] = [None] * num_outputs
 
     # ----------------------------------------------------------------- the node
 
@@ -266,6 +295,18 @@ class InferenceContext:
     def outputs(self) -> list[ShapeHandle]:
         """The shapes of all outputs, in order."""
         return list(self._outputs)
+
+    def input_handle_shapes_and_types(self, i: int) -> list[ShapeAndType] | None:
+        """The handle data of input ``i`` (a resource or variant tensor), None when it has none."""
+        return self._input_handle_data[self._check_index(i, len(self._inputs), "input")]
+
+    def set_output_handle_shapes_and_types(self, i: int, shapes_and_types: Sequence[ShapeAndType]) -> None:
+        """Set the handle data of output ``i`` (what a consumer's shape function reads as its input's)."""
+        self._output_handle_data[self._check_index(i, len(self._outputs), "output")] = list(shapes_and_types)
+
+    def output_handle_shapes_and_types(self, i: int) -> list[ShapeAndType] | None:
+        """The handle data set for output ``i``, None when the shape function set none."""
+        return self._output_handle_data[self._check_index(i, len(self._outputs), "output")]
 
     def get_attr(self, name: str) -> Any:
         """The Python value of attr ``name`` (TF's Operation.get_attr types), falling back to the OpDef default."""
@@ -386,17 +427,20 @@ class InferenceContext:
         if not treat_scalar_as_unknown_shape:
             tensor_shape = self.with_rank(tensor_shape, 1)
         if t is None:
-            if tensor_shape.rank == 0:
-                return ShapeHandle(None)
+            if tensor_shape.rank == 0:  # only with treat_scalar_as_unknown_shape; TF 2.21 wants the value known
+                raise _error(
+                    "Received a shape scalar with unknown static value.  A static value of '-1' is required to "
+                    "represent an unknown shape."
+                )
             length = self.dim(tensor_shape, 0).value
             return ShapeHandle(None) if length is None else self.unknown_shape_of_rank(length)
         if t.ndim == 0:
             if not _is_int_dtype(t, ("int32", "int64")):
                 raise _error(f"Input tensor must be int32 or int64, but was {_dtype_string(t.dtype)}")
-            if int(t) != -1:
+            if int(t) != -1:  # TF's shape refiner rejects it before the shape function, in these words
                 raise _error(
-                    "Input tensor must be rank 1, or if its rank 0 it must have value -1 "
-                    f"(representing an unknown shape).  Saw value: {int(t)}"
+                    "Received an invalid shape scalar with a static value that is not '-1': "
+                    f"Tensor<type: {_dtype_string(t.dtype)} shape: [] values: {int(t)}>"
                 )
             return ShapeHandle(None)
         if t.ndim != 1:
@@ -894,6 +938,74 @@ def summarize_value(array: Any, max_values: int = _SUMMARIZE_MAX_VALUES) -> str:
 
     print_dim(0)
     return "".join(parts) + ("..." if num_elements > limit else "")
+
+
+def _element_printer_v2(dtype: np.dtype) -> Callable[[Any], str] | None:
+    """PrintOneElement(print_v2=true): strings quoted and C-escaped; None for types TF prints as ``?``."""
+    if dtype.kind in "SUO":
+        escape = _element_printer(dtype)
+        return lambda v: '"' + escape(v) + '"'
+    if dtype.kind == "c":
+        return None
+    return _element_printer(dtype)
+
+
+def summarize_value_v2(array: Any, summarize: int = 3) -> str:
+    """TF's ``Tensor::SummarizeValue(summarize, print_v2=true)``, what ``tf.print`` and ``tf.strings.format`` show.
+
+    Each dimension prints its first and last ``summarize`` entries with ``...`` between
+    (all of them for a negative ``summarize``), brackets per dimension, rows of a matrix
+    on new lines: ``[[0 1 ... 8 9]\n [10 11 ... 18 19]]``. Strings are quoted; complex
+    values print as ``?`` (TF has no printer for them); ``variant`` values as ``<TypeName>``.
+    """
+    t = np.asarray(array)
+    num_elements = t.size
+    limit = num_elements if summarize < 0 else min(summarize, num_elements)
+    flat = t.reshape(-1)
+    if t.dtype == object and num_elements and not isinstance(flat[0], (bytes, str)):
+        # variant / resource values: TF prints "<" + the value's summary + ">" per element
+        text = " ".join(f"<{type(flat[i]).__name__}>" for i in range(limit))
+        text += "..." if summarize >= 0 and summarize < num_elements else ""
+        return f"[{text}]" if t.ndim > 0 else text
+    fmt = _element_printer_v2(t.dtype)
+    if fmt is None:  # TF's "irregular" types: one "?" per printed element
+        text = " ".join("?" for _ in range(limit)) + ("..." if 0 <= summarize < num_elements else "")
+        return f"[{text}]" if t.ndim > 0 else text
+    if t.ndim == 0:
+        text = " ".join(fmt(flat[i]) for i in range(limit))
+        return text + ("..." if num_elements > limit else "")
+    shape = t.shape
+    ndim = t.ndim
+    parts: list[str] = []
+
+    def spacing(dim: int) -> None:
+        if dim == ndim - 1:
+            parts.append(" ")
+        else:
+            parts.append("\n" * (ndim - dim - 1) + " " * (dim + 1))
+
+    def print_dim(dim: int, offset: int) -> None:
+        if dim == ndim:
+            parts.append(fmt(flat[offset]))
+            return
+        parts.append("[")
+        count = shape[dim]
+        start_of_end = max(limit, count - limit)
+        stride = int(np.prod(shape[dim + 1 :], dtype=np.int64))
+        for i in range(min(limit, count)):
+            if i > 0:
+                spacing(dim)
+            print_dim(dim + 1, offset + stride * i)
+        if count > 2 * limit:
+            spacing(dim)
+            parts.append("...")
+        for i in range(start_of_end, count):
+            spacing(dim)
+            print_dim(dim + 1, offset + stride * i)
+        parts.append("]")
+
+    print_dim(0, 0)
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------- conversions

@@ -19,14 +19,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from modtensor.framework import errors, tensor_proto, tensor_shape
+from modtensor.framework import dtypes, errors, tensor_proto, tensor_shape
 from modtensor.framework.op_registry import global_registry
-from modtensor.framework.shape_inference import InferenceContext, ShapeHandle, run_shape_fn
+from modtensor.framework.shape_inference import InferenceContext, ShapeAndType, ShapeHandle, run_shape_fn
 
 if TYPE_CHECKING:  # pragma: no cover
     from modtensor.framework.graph import Operation, SymbolicTensor
 
-__all__ = ["constant_partial_shape", "constant_value", "infer_output_shapes", "merge_shapes"]
+__all__ = [
+    "HandleData",
+    "constant_partial_shape",
+    "constant_value",
+    "infer_output_shapes",
+    "infer_output_shapes_and_handle_data",
+    "merge_shapes",
+]
+
+# A tensor's handle data as graphs keep it: ((shape, dtype), ...) per entry, None when it has none.
+HandleData = tuple[tuple[tensor_shape.TensorShape, dtypes.DType], ...]
 
 # Largest result (in elements) the evaluator computes from other constants.
 MAX_EVALUATED_ELEMENTS = 1024
@@ -56,12 +66,31 @@ def infer_output_shapes(op: Operation, unknown_inputs: frozenset[int] = frozense
     Ops without a shape function (or not in the registry) get unknown output shapes. Inputs
     at ``unknown_inputs`` are taken as of unknown shape and value (a loop's back edge).
     """
+    return infer_output_shapes_and_handle_data(op, unknown_inputs)[0]
+
+
+def _handle_data_in(data: HandleData | None) -> list[ShapeAndType] | None:
+    if data is None:
+        return None
+    return [ShapeAndType(_handle(shape), dtype.as_datatype_enum) for shape, dtype in data]
+
+
+def _handle_data_out(data: list[ShapeAndType] | None) -> HandleData | None:
+    if data is None:
+        return None
+    return tuple((InferenceContext.to_tensor_shape(e.shape), dtypes.as_dtype(e.dtype)) for e in data)
+
+
+def infer_output_shapes_and_handle_data(
+    op: Operation, unknown_inputs: frozenset[int] = frozenset()
+) -> tuple[list[tensor_shape.TensorShape], list[HandleData | None]]:
+    """:func:`infer_output_shapes`, plus each output's handle data (from its inputs' handle data, as in TF)."""
     registration = global_registry().lookup(op.type)
     shape_fn = registration.shape_fn if registration is not None else None
     inputs = op._inputs
     num_outputs = len(op._outputs)
     if shape_fn is None:
-        return [tensor_shape.TensorShape(None) for _ in range(num_outputs)]
+        return [tensor_shape.TensorShape(None) for _ in range(num_outputs)], [None] * num_outputs
     input_tensors = [None if i in unknown_inputs else constant_value(t) for i, t in enumerate(inputs)]
     as_shapes = [
         None if value is not None or i in unknown_inputs else constant_partial_shape(t)
@@ -74,11 +103,13 @@ def infer_output_shapes(op: Operation, unknown_inputs: frozenset[int] = frozense
         [unknown if i in unknown_inputs else t.shape for i, t in enumerate(inputs)],
         input_tensors,
         as_shapes,
+        [None if i in unknown_inputs else _handle_data_in(t._handle_data) for i, t in enumerate(inputs)],
     )
     outputs = run_shape_fn(shape_fn, ctx)
     if len(outputs) != num_outputs:  # pragma: no cover - guarded by InferenceContext
         raise errors.InternalError(None, None, f"Shape function of {op.type} set {len(outputs)} outputs")
-    return [InferenceContext.to_tensor_shape(s) for s in outputs]
+    shapes = [InferenceContext.to_tensor_shape(s) for s in outputs]
+    return shapes, [_handle_data_out(ctx.output_handle_shapes_and_types(i)) for i in range(num_outputs)]
 
 
 # ============================================================================ constants

@@ -409,3 +409,20 @@ def dimension_at_index(shape: Any, index: int) -> Dimension:
     if shape.rank is None:
         return Dimension(None)
     return Dimension(shape[index])
+
+
+def shape_conversion_dims(shape: TensorShape, dtype: Any = None) -> tuple[list[int], Any]:
+    """A TensorShape converted to a tensor as TF converts one: its dims and dtype (int32, int64 when a dim
+    needs it, or the requested int dtype); TF's ValueError for a partially known shape and TypeError for
+    other dtypes."""
+    from modtensor.framework import dtypes
+
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    dims = shape.as_list()
+    if dtype is None:
+        return dims, dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert TensorShape {shape} to dtype {dtype}. Allowed dtypes: tf.int32, tf.int64.")
+    return dims, dtype

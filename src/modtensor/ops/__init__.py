@@ -14,6 +14,8 @@ from modtensor.ops import (  # noqa: F401
     image_ops,
     indexing_ops,
     linalg_ops,
+    list_ops,
+    logging_ops,
     math_ops,
     nn_ops,
     random_ops,

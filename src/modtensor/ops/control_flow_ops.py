@@ -22,6 +22,10 @@ def _switch_shape(ctx: InferenceContext) -> None:
     ctx.with_rank(ctx.input(1), 0)
     ctx.set_output(0, ctx.input(0))
     ctx.set_output(1, ctx.input(0))
+    handle_data = ctx.input_handle_shapes_and_types(0)
+    if handle_data is not None:  # a resource's or TensorList's handle data passes both ways
+        ctx.set_output_handle_shapes_and_types(0, handle_data)
+        ctx.set_output_handle_shapes_and_types(1, handle_data)
 
 
 def _merge_shape(ctx: InferenceContext) -> None:
@@ -44,7 +48,10 @@ def _merge_shape(ctx: InferenceContext) -> None:
 
 
 def _enter_shape(ctx: InferenceContext) -> None:
-    """Unknown (the loop may change it), except for a loop-invariant (``is_constant``) Enter."""
+    """Unknown (the loop may change it), except for a loop-invariant (``is_constant``) Enter; handle data passes."""
+    handle_data = ctx.input_handle_shapes_and_types(0)
+    if handle_data is not None:
+        ctx.set_output_handle_shapes_and_types(0, handle_data)
     ctx.set_output(0, ctx.input(0) if ctx.get_attr("is_constant") else ctx.unknown_shape())
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "run_with_python_operand",
     "scope_for_device",
     "signature",
+    "wrap_device_value",
 ]
 
 _new = object.__new__
@@ -249,11 +250,21 @@ class EagerTensor(Tensor):
         return self
 
     def __str__(self) -> str:
-        return f"tf.Tensor({_numpy_text(self, False)}, shape={self.shape}, dtype={self._dtype.name})"
+        text = _variant_text(self) if self._dtype == dtypes.variant else _numpy_text(self, False)
+        return f"tf.Tensor({text}, shape={self.shape}, dtype={self._dtype.name})"
 
     def __repr__(self) -> str:
+        if self._dtype == dtypes.variant:  # TF's custom summarizer: value=<TensorList>
+            return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, value={_variant_text(self)}>"
         kind = "value" if self._dtype is _RESOURCE else "numpy"  # TF: a resource shows its handle as "value="
         return f"<tf.Tensor: shape={self.shape}, dtype={self._dtype.name}, {kind}={_numpy_text(self, True)}>"
+
+
+def _variant_text(tensor: EagerTensor) -> str:
+    """A variant tensor's value as TF summarizes it: ``<TensorList>`` (its values' type names, space-separated)."""
+    value = tensor._host_value()
+    names = [type(v).__name__ for v in np.asarray(value, dtype=object).reshape(-1)]
+    return "<" + " ".join(names) + ">"
 
 
 def _numpy_text(tensor: EagerTensor, is_repr: bool) -> str:
@@ -284,6 +295,13 @@ def _wrap(value: Any, dtype: dtypes.DType, device: Device, sig: int) -> EagerTen
     t._device = device
     t._sig = sig
     return t
+
+
+def wrap_device_value(value: Any, dtype: dtypes.DType, device: Device | None = None) -> EagerTensor:
+    """An EagerTensor of ``dtype`` holding the device value ``value`` as is (no conversion), on ``device``
+    (default: the host); for values no conversion applies to, such as variant (TensorList) arrays."""
+    dev = _host_device() if device is None else device
+    return _wrap(value, dtype, dev, _sig(dtype, dev))
 
 
 class Reference:

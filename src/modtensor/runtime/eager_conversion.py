@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from modtensor.framework import dtypes
+from modtensor.framework import dtypes, tensor_shape
 from modtensor.framework.tensor import Tensor
 
 __all__ = ["cannot_convert", "convert_value", "numpy_dtype"]
@@ -97,6 +97,9 @@ def convert_value(value: Any, dtype: dtypes.DType | None = None) -> np.ndarray:
         return array
     if isinstance(value, Tensor):
         return _convert_numpy(np.asarray(value), value, dtype)
+    if isinstance(value, tensor_shape.TensorShape):
+        dims, shape_dtype = tensor_shape.shape_conversion_dims(value, dtype)
+        return np.array(dims, dtype=numpy_dtype(shape_dtype)).reshape(len(dims))
     return _convert_python(value, dtype)
 
 

@@ -138,7 +138,10 @@ def unpack(value: np.ndarray, num: int, axis: int = 0) -> tuple[np.ndarray, ...]
     a = axis % rank
     if value.shape[a] != num:
         raise invalid_argument(f"Input shape axis {a} must equal {num}, got shape {shape_str(value.shape)}")
-    return tuple(np.asarray(np.take(value, i, axis=a), order="C") for i in builtins.range(num))
+    # take [i] then drop the axis: a 0-d result stays an array of the input's dtype (strings stay objects)
+    if rank == 1:
+        return tuple(value[i : i + 1].reshape(()) for i in builtins.range(num))
+    return tuple(np.ascontiguousarray(np.squeeze(np.take(value, [i], axis=a), axis=a)) for i in builtins.range(num))
 
 
 def squeeze(input: np.ndarray, squeeze_dims: Sequence[int] = ()) -> np.ndarray:  # noqa: A002 - TF's name

@@ -22,6 +22,8 @@ from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.kernels.cpu import BREADTH_MODULES, OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
+from modtensor.kernels.cpu import list_kernels as _list_kernels
+from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
@@ -378,6 +380,8 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         )
         regs.extend(_fused.register_fused_kernels(target, SOURCE))  # the remapper's _FusedMatMul/_FusedConv2D
         regs.extend(_register_state_and_training(target))
+        regs.extend(_list_kernels.register_list_kernels(target, SOURCE))  # TensorList ops, CPU and DEFAULT
+        regs.extend(_logging_kernels.register_logging_kernels(target, SOURCE))  # Assert, PrintV2, StringFormat
         _registered[id(target)] = regs
         return list(regs)
 
