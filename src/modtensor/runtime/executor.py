@@ -292,7 +292,6 @@ class Executor:
         self._frames: dict[str, _FrameInfo] | None = None
         self._roots: list[int] = []
         self._parallel: bool | None = None  # whether independent expensive nodes exist (computed on demand)
-        self._dataflow_lock = threading.Lock()
         if self.dataflow:
             self._compile_dataflow()
 
@@ -1048,8 +1047,10 @@ class _DataflowRun:
                     elif kind == _SEND:
                         self._send(item, frame, iteration, None if is_dead else inputs[0], is_dead)
                         outputs = []
-                    else:
-                        outputs = self._compute(item, inputs, frame, iteration)
+                    else:  # a kernel with a context
+                        outputs = self.executor._run_item(
+                            self.step, item, inputs, (frame.frame_id, iteration.iteration)
+                        )
                     del inputs
                 except compiled_loop.LoopStepError as exc:  # a node inside a compiled loop: name it
                     del inputs
@@ -1110,26 +1111,6 @@ class _DataflowRun:
         inputs = slots[start : start + n]
         slots[start : start + n] = [None] * n
         return inputs
-
-    def _compute(self, item: _NodeItem, inputs: list[Any], frame: _Frame, iteration: _Iteration) -> list[Any]:
-        kind = item.kind
-        if kind <= _CALLN:
-            out = item.call(*inputs)  # type: ignore[misc]
-            inputs.clear()
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
-            expected = item.expected
-            if out.dtype is not expected and expected is not None and out.dtype != expected:
-                _raise_dtype_error(item.kernel, out)
-            return [out]
-        ctx = OpKernelContext(
-            item.kernel,  # type: ignore[arg-type]
-            inputs,
-            step_id=self.step.step_id,
-            step=self.step,
-            frame_iter=(frame.frame_id, iteration.iteration),
-        )
-        return item.kernel.run(ctx)  # type: ignore[union-attr]
 
     # ------------------------------------------------------------------ asynchronous nodes
 
