@@ -39,6 +39,7 @@ from modtensor.grappler.validation import validate
 __all__ = ["NOT_BUILT", "OptimizationResult", "PassStats", "optimize"]
 
 logger = logging.getLogger("modtensor.grappler")
+_WARNED: set[str] = set()  # plugin-config conflict warnings already logged
 
 # (RewriterConfig field, pass) in TensorFlow's meta-optimizer order; None: not built yet.
 PIPELINE: tuple[tuple[str, type[GraphOptimizer] | None], ...] = (
@@ -120,7 +121,9 @@ def optimize(
         merged, warnings = merge_plugin_configs(user, [(p.plugin, p.configs) for p in plugins])
         options = OptimizerOptions.from_rewriter_config(merged)
         for text in warnings:
-            logger.warning(text)
+            if text not in _WARNED:  # once per process, as a config conflict does not change between graphs
+                _WARNED.add(text)
+                logger.warning(text)
     result = OptimizationResult(item.graph_def, warnings=warnings)
     if options.disable_meta_optimizer:
         result.skipped = "disable_meta_optimizer is set"
