@@ -91,6 +91,16 @@ void mt_status_from_exception(TF_Status* status);
 /* Raise the OpError class of `status` as the current Python exception. GIL held. */
 void mt_raise_status(const TF_Status* status);
 
+/* A malloc'ed copy of `text` (NULL: ""); aborts on out-of-memory as the shim's own copies do. */
+static inline char* mt_copy_text(const char* text) {
+  if (text == NULL) text = "";
+  size_t len = strlen(text) + 1;
+  char* copy = (char*)malloc(len);
+  if (copy == NULL) abort();
+  memcpy(copy, text, len);
+  return copy;
+}
+
 /* ---- values (bridge_values.c) ---- */
 
 /* Deallocator of buffers over Python objects: drops the reference in `arg`. */

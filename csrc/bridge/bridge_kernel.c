@@ -14,6 +14,8 @@ typedef struct {
   PyObject* builder_capsule; /* keeps the TF_KernelBuilder alive */
   PyObject* failure;         /* (code, message) of a construction failure, or None */
   int created;
+  char* library;   /* the plugin file the kernel came from ("" when not known) */
+  MT_CallSite site; /* what a crash report names: plugin, op, node, device */
 } KernelObject;
 
 static char* copy_utf8(PyObject* text, size_t* len) {
@@ -54,16 +56,20 @@ static int int_list(PyObject* seq, int** out, int* count) {
 }
 
 /* info: (name, device_name, device_id, is_cpu, input_types, output_types, input_host_memory,
- *        output_host_memory, requested_inputs, input_ranges, graph_def_version[, stream]);
- * stream: the device's SP_Stream as an int (0: none), what TF_GetStream returns. */
-static int parse_info(MT_Kernel* k, PyObject* info) {
+ *        output_host_memory, requested_inputs, input_ranges, graph_def_version[, stream[, library]]);
+ * stream: the device's SP_Stream as an int (0: none), what TF_GetStream returns; library: the
+ * plugin file (named by crash reports). */
+static int parse_info(MT_Kernel* k, PyObject* info, char** library) {
   PyObject *name, *device_name, *input_types, *output_types, *input_host, *output_host, *requested, *ranges;
   int device_id, is_cpu, graph_def_version;
   unsigned long long stream = 0;
-  if (!PyArg_ParseTuple(info, "UUipOOOOOOi|K", &name, &device_name, &device_id, &is_cpu, &input_types,
-                        &output_types, &input_host, &output_host, &requested, &ranges, &graph_def_version, &stream)) {
+  const char* library_text = NULL;
+  if (!PyArg_ParseTuple(info, "UUipOOOOOOi|Kz", &name, &device_name, &device_id, &is_cpu, &input_types,
+                        &output_types, &input_host, &output_host, &requested, &ranges, &graph_def_version, &stream,
+                        &library_text)) {
     return -1;
   }
+  *library = mt_copy_text(library_text != NULL ? library_text : "");
   k->stream = (void*)(uintptr_t)stream;
   if ((k->name = copy_utf8(name, &k->name_len)) == NULL) return -1;
   if ((k->device_name = copy_utf8(device_name, &k->device_name_len)) == NULL) return -1;
@@ -136,12 +142,20 @@ static PyObject* Kernel_new(PyTypeObject* type, PyObject* args, PyObject* kwargs
   self->builder_capsule = Py_NewRef(capsule);
   self->failure = Py_NewRef(Py_None);
   self->k.builder = builder;
-  if (parse_info(&self->k, info) < 0) {
+  if (parse_info(&self->k, info, &self->library) < 0) {
     Py_DECREF(self);
     return NULL;
   }
+  self->site.library = self->library;
+  self->site.op = builder->op;
+  self->site.node = self->k.name;
+  self->site.device = self->k.device_name;
   struct TF_OpKernelConstruction c = {construction, self->k.name, self->k.name_len, NULL};
-  if (builder->create != NULL) self->k.state = builder->create(&c);
+  if (builder->create != NULL) {
+    MT_PushPluginCall(&self->site, "construction (create_func) of the kernel");
+    self->k.state = builder->create(&c);
+    MT_PopPluginCall();
+  }
   self->created = 1;
   if (PyErr_Occurred()) { /* a hook failed outside any status: keep the Python error */
     TF_DeleteStatus(c.failure);
@@ -162,9 +176,12 @@ static PyObject* Kernel_new(PyTypeObject* type, PyObject* args, PyObject* kwargs
 
 static void Kernel_dealloc(KernelObject* self) {
   if (self->created && self->k.builder != NULL && self->k.builder->destroy != NULL) {
+    MT_PushPluginCall(&self->site, "destruction (delete_func) of the kernel");
     self->k.builder->destroy(self->k.state);
+    MT_PopPluginCall();
   }
   MT_KernelRelease(&self->k);
+  free(self->library);
   Py_XDECREF(self->builder_capsule);
   Py_XDECREF(self->failure);
   Py_TYPE(self)->tp_free((PyObject*)self);
@@ -315,7 +332,9 @@ static PyObject* Kernel_compute(KernelObject* self, PyObject* py_ctx) {
   PyObject* result = NULL;
   if (call_begin(self, py_ctx, &call) == 0) {
     Py_BEGIN_ALLOW_THREADS
+    MT_PushPluginCall(&self->site, "compute of the kernel");
     MT_RunKernel(&call.ctx);
+    MT_PopPluginCall();
     Py_END_ALLOW_THREADS
     if (call_collect(&call) == 0) result = Py_NewRef(Py_None);
   }
@@ -363,7 +382,9 @@ static PyObject* Kernel_compute_async(KernelObject* self, PyObject* args) {
   call->done.on_done = async_done;
   call->done.arg = call;
   Py_BEGIN_ALLOW_THREADS
+  MT_PushPluginCall(&self->site, "compute_async of the kernel");
   MT_StartKernelAsync(&call->ctx, &call->done); /* `call` may be gone once this returns */
+  MT_PopPluginCall();
   Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
 }

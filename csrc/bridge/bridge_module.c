@@ -156,27 +156,37 @@ static PyObject* bridge_install(PyObject* self, PyObject* args) {
   Py_RETURN_NONE;
 }
 
-/* call_entry_point(address): call a plugin's `void f(void)` (TF_InitKernel). */
-static PyObject* bridge_call_entry_point(PyObject* self, PyObject* arg) {
+/* call_entry_point(address[, library, what]): call a plugin's `void f(void)` (TF_InitKernel);
+ * a crash inside it is reported as `what` of `library`. */
+static PyObject* bridge_call_entry_point(PyObject* self, PyObject* args) {
   (void)self;
-  void* address = PyLong_AsVoidPtr(arg);
+  PyObject* address_obj;
+  const char* library = "";
+  const char* what = "entry point";
+  if (!PyArg_ParseTuple(args, "O|ss", &address_obj, &library, &what)) return NULL;
+  void* address = PyLong_AsVoidPtr(address_obj);
   if (address == NULL) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "entry point address is NULL");
     return NULL;
   }
   void (*fn)(void) = (void (*)(void))address;
+  MT_CallSite site = {library, NULL, NULL, NULL};
+  MT_PushPluginCall(&site, what);
   fn();
+  MT_PopPluginCall();
   if (PyErr_Occurred()) return NULL;
   Py_RETURN_NONE;
 }
 
-/* run_shape_fn(address, inference_context): run a plugin's shape function;
+/* run_shape_fn(address, inference_context[, library, op]): run a plugin's shape function;
  * raises the OpError its status describes. */
 static PyObject* bridge_run_shape_fn(PyObject* self, PyObject* args) {
   (void)self;
   PyObject* address_obj;
   PyObject* ctx;
-  if (!PyArg_ParseTuple(args, "OO", &address_obj, &ctx)) return NULL;
+  const char* library = "";
+  const char* op = "";
+  if (!PyArg_ParseTuple(args, "OO|ss", &address_obj, &ctx, &library, &op)) return NULL;
   void* address = PyLong_AsVoidPtr(address_obj);
   if (address == NULL) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "shape function address is NULL");
@@ -185,7 +195,10 @@ static PyObject* bridge_run_shape_fn(PyObject* self, PyObject* args) {
   void (*fn)(TF_ShapeInferenceContext*, TF_Status*) = (void (*)(TF_ShapeInferenceContext*, TF_Status*))address;
   struct TF_ShapeInferenceContext c = {ctx};
   TF_Status* status = TF_NewStatus();
+  MT_CallSite site = {library, op, NULL, NULL};
+  MT_PushPluginCall(&site, "shape function");
   fn(&c, status);
+  MT_PopPluginCall();
   PyObject* result = NULL;
   if (PyErr_Occurred()) {
     /* a hook failed without a status to report into; keep its exception */
@@ -196,6 +209,91 @@ static PyObject* bridge_run_shape_fn(PyObject* self, PyObject* args) {
   }
   TF_DeleteStatus(status);
   return result;
+}
+
+/* ---- PluginCall: `with PluginCall(library, what, op, node, device):` around a call into plugin code
+ * made from Python (ctypes), so that a crash inside it is reported naming it. */
+typedef struct {
+  PyObject_HEAD
+  MT_CallSite site;
+  char* what;
+  char* strings[4]; /* owned copies: library, op, node, device */
+} PluginCallObject;
+
+static PyObject* PluginCall_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  static char* kwlist[] = {"library", "what", "op", "node", "device", NULL};
+  const char *library = "", *what = "", *op = "", *node = "", *device = "";
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|sss", kwlist, &library, &what, &op, &node, &device)) {
+    return NULL;
+  }
+  PluginCallObject* self = (PluginCallObject*)type->tp_alloc(type, 0);
+  if (self == NULL) return NULL;
+  self->strings[0] = mt_copy_text(library);
+  self->strings[1] = mt_copy_text(op);
+  self->strings[2] = mt_copy_text(node);
+  self->strings[3] = mt_copy_text(device);
+  self->what = mt_copy_text(what);
+  self->site.library = self->strings[0];
+  self->site.op = self->strings[1];
+  self->site.node = self->strings[2];
+  self->site.device = self->strings[3];
+  return (PyObject*)self;
+}
+
+static void PluginCall_dealloc(PluginCallObject* self) {
+  for (int i = 0; i < 4; ++i) free(self->strings[i]);
+  free(self->what);
+  Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+static PyObject* PluginCall_enter(PluginCallObject* self, PyObject* unused) {
+  (void)unused;
+  MT_PushPluginCall(&self->site, self->what);
+  return Py_NewRef((PyObject*)self);
+}
+
+static PyObject* PluginCall_exit(PluginCallObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  (void)self;
+  (void)args;
+  (void)nargs;
+  MT_PopPluginCall();
+  Py_RETURN_FALSE;
+}
+
+static PyMethodDef kPluginCallMethods[] = {
+    {"__enter__", (PyCFunction)PluginCall_enter, METH_NOARGS, "Record the call on this thread."},
+    {"__exit__", (PyCFunction)(void (*)(void))PluginCall_exit, METH_FASTCALL, "Forget the call."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MT_PluginCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "modtensor.plugin.native._bridge.PluginCall",
+    .tp_basicsize = sizeof(PluginCallObject),
+    .tp_dealloc = (destructor)PluginCall_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "PluginCall(library, what, op='', node='', device=''): a context manager recording a call into "
+              "plugin code on this thread, named by the crash report of a fatal signal inside it.",
+    .tp_methods = kPluginCallMethods,
+    .tp_new = PluginCall_new,
+};
+
+/* install_crash_handler() -> bool: install the fatal-signal handler (True when this call installed it). */
+static PyObject* bridge_install_crash_handler(PyObject* self, PyObject* unused) {
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(MT_InstallCrashHandler());
+}
+
+/* current_plugin_call() -> (library, what, op, node, device) of this thread's innermost recorded call, or None. */
+static PyObject* bridge_current_plugin_call(PyObject* self, PyObject* unused) {
+  (void)self;
+  (void)unused;
+  const char* what = NULL;
+  const MT_CallSite* site = MT_CurrentPluginCall(&what);
+  if (site == NULL) Py_RETURN_NONE;
+  return Py_BuildValue("(sssss)", site->library ? site->library : "", what ? what : "", site->op ? site->op : "",
+                       site->node ? site->node : "", site->device ? site->device : "");
 }
 
 /* kernel_builder_info(capsule) -> dict of what a TF_KernelBuilder holds. */
@@ -236,7 +334,12 @@ static PyObject* bridge_internal_version(PyObject* self, PyObject* unused) {
 
 static PyMethodDef kMethods[] = {
     {"install", bridge_install, METH_VARARGS, "install(hooks, numpy_dtypes): attach the runtime to the shim."},
-    {"call_entry_point", bridge_call_entry_point, METH_O, "Call a plugin's void(void) entry point at an address."},
+    {"call_entry_point", bridge_call_entry_point, METH_VARARGS,
+     "call_entry_point(address[, library, what]): call a plugin's void(void) entry point at an address."},
+    {"install_crash_handler", bridge_install_crash_handler, METH_NOARGS,
+     "Install the fatal-signal handler that names the plugin call a crash happened in."},
+    {"current_plugin_call", bridge_current_plugin_call, METH_NOARGS,
+     "(library, what, op, node, device) of this thread's innermost recorded plugin call, or None."},
     {"run_shape_fn", bridge_run_shape_fn, METH_VARARGS, "Run a C shape function on an InferenceContext."},
     {"kernel_builder_info", bridge_kernel_builder_info, METH_O, "What a registered TF_KernelBuilder holds."},
     {"shim_internal_version", bridge_internal_version, METH_NOARGS, "The shim's internal interface version."},
@@ -269,10 +372,11 @@ PyMODINIT_FUNC PyInit__bridge(void) {
   mt_str_nbytes = PyUnicode_InternFromString("nbytes");
   mt_str_shape = PyUnicode_InternFromString("shape");
   mt_str_view = PyUnicode_InternFromString("_view");
-  if (PyType_Ready(&MT_KernelType) < 0) return NULL;
+  if (PyType_Ready(&MT_KernelType) < 0 || PyType_Ready(&MT_PluginCallType) < 0) return NULL;
   PyObject* m = PyModule_Create(&kModule);
   if (m == NULL) return NULL;
   if (PyModule_AddObjectRef(m, "Kernel", (PyObject*)&MT_KernelType) < 0 ||
+      PyModule_AddObjectRef(m, "PluginCall", (PyObject*)&MT_PluginCallType) < 0 ||
       PyModule_AddIntConstant(m, "INTERNAL_VERSION", MT_INTERNAL_VERSION) < 0) {
     Py_DECREF(m);
     return NULL;

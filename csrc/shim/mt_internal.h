@@ -34,7 +34,7 @@ extern "C" {
 #define MT_EXPORT __attribute__((visibility("default")))
 
 /* Version of the internal interface; the bridge refuses a shim of another version. */
-#define MT_INTERNAL_VERSION 2
+#define MT_INTERNAL_VERSION 3
 
 /* Alignment of buffers the shim allocates itself (TF_AllocateTensor), TF's value. */
 #define MT_ALIGNMENT 64
@@ -336,6 +336,29 @@ MT_EXPORT const MT_Callbacks* MT_GetCallbacks(void);
 
 /* MT_INTERNAL_VERSION of this shim. */
 MT_EXPORT int MT_InternalVersion(void);
+
+/* ------------------------------------------------------------------ crash reports (crash_report.c) */
+
+/* Where a call into plugin code goes: the plugin file, and for kernels the op, node and device.
+ * The caller keeps the strings alive while the call is recorded; empty or NULL fields are omitted. */
+typedef struct MT_CallSite {
+  const char* library;
+  const char* op;
+  const char* node;
+  const char* device;
+} MT_CallSite;
+
+/* Record (push) / forget (pop) the plugin call this thread is about to make / has made; `what`
+ * names the call ("compute", "TF_InitKernel", "memcpy_htod", ...). Nested calls stack up. */
+MT_EXPORT void MT_PushPluginCall(const MT_CallSite* site, const char* what);
+MT_EXPORT void MT_PopPluginCall(void);
+/* The innermost recorded call of this thread (and its `what`), or NULL; for tests and tools. */
+MT_EXPORT const MT_CallSite* MT_CurrentPluginCall(const char** what);
+MT_EXPORT int MT_PluginCallDepth(void);
+/* Install the fatal-signal handler (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) that prints the
+ * recorded plugin call before handing the signal to the previous handler. Returns 1 when it was
+ * installed by this call, 0 when it already was. */
+MT_EXPORT int MT_InstallCrashHandler(void);
 
 /* Sets `status` to the error every runtime-backed call returns without a runtime. */
 void MT_NoRuntime(TF_Status* status, const char* function);

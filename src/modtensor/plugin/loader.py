@@ -96,7 +96,7 @@ def loading(record: PluginRecord) -> Iterator[LoadSession]:
 def _call_void_entry_point(address: int, session: LoadSession) -> None:
     from modtensor.plugin.native import bridge
 
-    bridge().call_entry_point(address)
+    bridge().call_entry_point(address, session.record.path, "TF_InitKernel")
 
 
 def _init_stream_executor(address: int, session: LoadSession) -> None:
@@ -201,16 +201,19 @@ def _initialise(record: PluginRecord) -> None:
     attributed to it, as TensorFlow attributes everything registered while a library loads.
     """
     from modtensor.plugin.native import bridge
+    from modtensor.plugin.native.crash_report import enable_crash_reports, plugin_call
     from modtensor.runtime.kernel_registry import global_kernel_registry
 
     if not os.path.isfile(record.real_path):
         raise errors.NotFoundError(None, None, f"{record.path}: no such file")
     bridge()  # the shim is loaded globally before any plugin, so plugins resolve TF_* from it
+    enable_crash_reports()  # a crash inside plugin code names the plugin, the call and the node
     global_kernel_registry()  # built-in kernels first: duplicates of them are detected
     _check_c_api_binding(None, record)  # before dlopen: static initializers call the C API at once
     with loading(record) as session:
         try:
-            library = ctypes.CDLL(record.real_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+            with plugin_call(record.path, "loading (dlopen: static initializers)"):
+                library = ctypes.CDLL(record.real_path, mode=os.RTLD_NOW | os.RTLD_LOCAL)
         except OSError as e:
             session.rollback()
             raise errors.NotFoundError(None, None, f"{record.path} cannot be loaded as a shared library: {e}") from None

@@ -23,8 +23,9 @@ from modtensor.framework import errors
 from modtensor.framework.protos import graph_pb2, op_performance_data_pb2
 from modtensor.grappler.config import PLUGIN_CONFIG_FIELDS
 from modtensor.plugin.native.c_struct import struct_size
+from modtensor.plugin.native.crash_report import plugin_call
 
-__all__ = ["GO_MAJOR", "GO_MINOR", "GO_PATCH", "NativeGraphOptimizer", "init_graph_optimizer"]
+__all__ = ["GO_MAJOR", "GO_MINOR", "GO_PATCH", "NativeGraphOptimizer", "init_graph_optimizer", "loaded_optimizers"]
 
 GO_MAJOR, GO_MINOR, GO_PATCH = 0, 0, 1
 
@@ -216,15 +217,23 @@ class NativeGraphOptimizer:
         self.configs = configs
         self._optimize = _OPTIMIZE(optimizer.optimize_func)
         self._destroy = _DESTROY(optimizer.destroy_func) if optimizer.destroy_func else None
-        self.state = _CREATE(optimizer.create_func)() if optimizer.create_func else None
+        self.state = None
+        if optimizer.create_func:
+            with plugin_call(plugin, "TP_Optimizer.create_func"):
+                self.state = _CREATE(optimizer.create_func)()
         self._torn_down = False
+        # What the plugin filled: struct name -> {"struct_size", "expected"} (+ the version); set by init_graph_optimizer.
+        self.struct_info: dict[str, dict[str, Any]] = {}
 
     def teardown(self) -> None:
         """Call ``destroy_func`` with the state (once)."""
         if not self._torn_down:
             self._torn_down = True
             if self._destroy is not None:
-                self._destroy(self.state)
+                with plugin_call(self.plugin, "TP_Optimizer.destroy_func"):
+                    self._destroy(self.state)
+            if _LOADED.get(self.plugin) is self:
+                del _LOADED[self.plugin]
 
     def optimize(self, graph_def: graph_pb2.GraphDef, item: Any) -> graph_pb2.GraphDef:
         """Run ``optimize_func`` on ``graph_def``; raises the OpError of a failure or an unparsable output."""
@@ -244,7 +253,8 @@ class NativeGraphOptimizer:
         c_item = lib.MT_NewGrapplerItem(token, pres, len(preserve), fetches, len(fetch))
         source, output, status = lib.TF_NewBufferFromString(data, len(data)), lib.TF_NewBuffer(), lib.TF_NewStatus()
         try:
-            self._optimize(self.state, ctypes.cast(source, _P), c_item, ctypes.cast(output, _P), status)
+            with plugin_call(self.plugin, "TP_Optimizer.optimize_func"):
+                self._optimize(self.state, ctypes.cast(source, _P), c_item, ctypes.cast(output, _P), status)
             failure = _status_error(lib, status)
             if failure is not None:
                 cls, message = failure
@@ -286,7 +296,8 @@ def init_graph_optimizer(plugin: str, address: int, entry_point: str) -> NativeG
     )
     status = lib.TF_NewStatus()
     try:
-        ctypes.CFUNCTYPE(None, POINTER(TP_OptimizerRegistrationParams), _P)(address)(ctypes.byref(params), status)
+        with plugin_call(plugin, entry_point):
+            ctypes.CFUNCTYPE(None, POINTER(TP_OptimizerRegistrationParams), _P)(address)(ctypes.byref(params), status)
         failure = _status_error(lib, status)
     finally:
         lib.TF_DeleteStatus(status)
@@ -326,4 +337,24 @@ def init_graph_optimizer(plugin: str, address: int, entry_point: str) -> NativeG
             value = value or values.get(name, 0)
         if value:
             values[name] = value
-    return NativeGraphOptimizer(plugin, params.device_type.decode(), optimizer, values)
+    native = NativeGraphOptimizer(plugin, params.device_type.decode(), optimizer, values)
+    native.struct_info = {
+        "TP_OptimizerRegistrationParams": {
+            "struct_size": int(params.struct_size),
+            "expected": struct_size(TP_OptimizerRegistrationParams),
+            "version": f"{params.major_version}.{params.minor_version}.{params.patch_version}",
+            "expected_version": f"{GO_MAJOR}.{GO_MINOR}.{GO_PATCH}",
+        },
+        "TP_Optimizer": {"struct_size": int(optimizer.struct_size), "expected": struct_size(TP_Optimizer)},
+        "TP_OptimizerConfigs": {"struct_size": int(configs.struct_size), "expected": struct_size(TP_OptimizerConfigs)},
+    }
+    _LOADED[plugin] = native
+    return native
+
+
+_LOADED: dict[str, NativeGraphOptimizer] = {}
+
+
+def loaded_optimizers() -> dict[str, NativeGraphOptimizer]:
+    """The graph optimizers registered by native plugins in this process, by plugin path."""
+    return dict(_LOADED)

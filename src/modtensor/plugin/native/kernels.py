@@ -79,6 +79,7 @@ class NativeKernel(OpKernel):
             [(name, start, stop) for name, (start, stop) in ranges.items()],
             GRAPH_DEF_VERSION,
             int(getattr(device, "compute_stream", None) or 0),  # TF_GetStream's SP_Stream (pluggable devices)
+            spec.source,  # named by the crash report of a fatal signal inside the kernel
         )
         self._native = bridge().Kernel(spec.capsule, ctx, info)
         if self._native.failure is not None:

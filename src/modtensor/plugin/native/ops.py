@@ -33,7 +33,7 @@ class NativeShapeFunction:
         from modtensor.plugin.native import bridge
 
         try:
-            bridge().run_shape_fn(self.address, ctx)
+            bridge().run_shape_fn(self.address, ctx, self.source, self.op)
         except errors.OpError as e:
             raise type(e)(None, None, f"{e.message} [shape function of op '{self.op}' from {self.source}]") from None
 

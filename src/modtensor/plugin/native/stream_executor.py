@@ -38,6 +38,7 @@ import numpy as np
 from modtensor.framework import errors
 from modtensor.plugin.native.c_struct import end_of as _end_of
 from modtensor.plugin.native.c_struct import struct_size
+from modtensor.plugin.native.crash_report import plugin_call
 
 __all__ = ["SE_MAJOR", "SE_MINOR", "SE_PATCH", "SEDevice", "SEPlatform", "init_platform", "loaded_platforms"]
 
@@ -296,6 +297,8 @@ class SEPlatform:
         self.timer_fns = SP_TimerFns()
         self.device_fns: list[SP_DeviceFns] = []
         self.devices: list[SEDevice] = []
+        # What the plugin filled: struct name -> {"struct_size": plugin's, "expected": modtensor's} (+ version).
+        self.struct_info: dict[str, dict[str, Any]] = {}
         self._init(address)
 
     # -------------------------------------------------------------- loading
@@ -347,8 +350,18 @@ class SEPlatform:
         self.platform_fns.struct_size = struct_size(SP_PlatformFns)
         init = _fn(None, POINTER(SE_PlatformRegistrationParams), _P)(address)
         status = _Status.fresh()
-        init(ctypes.byref(p), status)
+        with plugin_call(self.path, "SE_InitPlugin"):
+            init(ctypes.byref(p), status)
         _Status.check(status, "the plugin reported")
+        self.version = (p.major_version, p.minor_version, p.patch_version)
+        self.struct_info["SE_PlatformRegistrationParams"] = {
+            "struct_size": p.struct_size,
+            "expected": struct_size(SE_PlatformRegistrationParams),
+            "version": "%d.%d.%d" % self.version,
+            "expected_version": f"{SE_MAJOR}.{SE_MINOR}.{SE_PATCH}",
+        }
+        self._note_size("SP_Platform", self.platform.struct_size, SP_Platform)
+        self._note_size("SP_PlatformFns", self.platform_fns.struct_size, SP_PlatformFns)
         if p.major_version != SE_MAJOR:
             raise self._fail(
                 errors.FailedPreconditionError,
@@ -382,6 +395,9 @@ class SEPlatform:
             self.teardown()
             raise
 
+    def _note_size(self, name: str, size: int, struct: type[Structure]) -> None:
+        self.struct_info[name] = {"struct_size": int(size), "expected": struct_size(struct)}
+
     def _flag(self, name: str) -> bool:
         return _end_of(SP_Platform, name) <= self.platform.struct_size and bool(getattr(self.platform, name))
 
@@ -389,15 +405,18 @@ class SEPlatform:
         fns, plat = self.platform_fns, ctypes.byref(self.platform)
         status = _Status.fresh()
         count = c_int(0)
-        fns.get_device_count(plat, ctypes.byref(count), status)
+        with plugin_call(self.path, "SP_PlatformFns.get_device_count"):
+            fns.get_device_count(plat, ctypes.byref(count), status)
         _Status.check(status, "get_device_count")
         # Timer functions first (when the plugin has them): the stream executor's timers use them.
         self.has_timer_fns = self._present(self.platform_fns, "create_timer_fns")
         if self.has_timer_fns:
             self.timer_fns.struct_size = struct_size(SP_TimerFns)
             status = _Status.fresh()
-            fns.create_timer_fns(plat, ctypes.byref(self.timer_fns), status)
+            with plugin_call(self.path, "SP_PlatformFns.create_timer_fns"):
+                fns.create_timer_fns(plat, ctypes.byref(self.timer_fns), status)
             _Status.check(status, "create_timer_fns")
+            self._note_size("SP_TimerFns", self.timer_fns.struct_size, SP_TimerFns)
             if self._present(self.platform_fns, "destroy_timer_fns"):
                 self._teardown.append(
                     ("destroy_timer_fns", lambda: fns.destroy_timer_fns(plat, ctypes.byref(self.timer_fns)))
@@ -410,8 +429,10 @@ class SEPlatform:
             stream_executor=ctypes.pointer(self.stream_executor),
         )
         status = _Status.fresh()
-        fns.create_stream_executor(plat, ctypes.byref(params), status)
+        with plugin_call(self.path, "SP_PlatformFns.create_stream_executor"):
+            fns.create_stream_executor(plat, ctypes.byref(params), status)
         _Status.check(status, "create_stream_executor")
+        self._note_size("SP_StreamExecutor", self.stream_executor.struct_size, SP_StreamExecutor)
         se = self.stream_executor
         self._teardown.append(("destroy_stream_executor", lambda: fns.destroy_stream_executor(plat, ctypes.byref(se))))
         required = list(_REQUIRED_EXECUTOR_FNS)
@@ -441,8 +462,10 @@ class SEPlatform:
                 struct_size=struct_size(SE_CreateDeviceParams), ordinal=ordinal, device=ctypes.pointer(device)
             )
             status = _Status.fresh()
-            fns.create_device(plat, ctypes.byref(dparams), status)
+            with plugin_call(self.path, "SP_PlatformFns.create_device"):
+                fns.create_device(plat, ctypes.byref(dparams), status)
             _Status.check(status, f"create_device({ordinal})")
+            self._note_size("SP_Device", device.struct_size, SP_Device)
             self._teardown.append(
                 (f"destroy_device({ordinal})", lambda d=device: fns.destroy_device(plat, ctypes.byref(d)))
             )
@@ -451,8 +474,10 @@ class SEPlatform:
                 struct_size=struct_size(SE_CreateDeviceFnsParams), device_fns=ctypes.pointer(device_fns)
             )
             status = _Status.fresh()
-            fns.create_device_fns(plat, ctypes.byref(fparams), status)
+            with plugin_call(self.path, "SP_PlatformFns.create_device_fns"):
+                fns.create_device_fns(plat, ctypes.byref(fparams), status)
             _Status.check(status, "create_device_fns")
+            self._note_size("SP_DeviceFns", device_fns.struct_size, SP_DeviceFns)
             self._teardown.append(
                 ("destroy_device_fns", lambda f=device_fns: fns.destroy_device_fns(plat, ctypes.byref(f)))
             )
@@ -476,7 +501,8 @@ class SEPlatform:
         self.closed = True
         for what, fn in reversed(self._teardown):
             try:
-                fn()
+                with plugin_call(self.path, what):
+                    fn()
             except Exception as e:
                 _LOG.warning("%s of %s failed: %s", what, self.path, e)
         self._teardown.clear()
@@ -503,6 +529,11 @@ class SEDevice:
         self._host_callback = platform._present(self.se, "host_callback")
         self._dtod = platform._present(self.se, "memcpy_dtod")
         self._host_memory = all(platform._present(self.se, name) for name in _HOST_MEMORY_FNS)
+        self._where = f"{platform.type}:{self.ordinal}"
+
+    def _site(self, what: str) -> Any:
+        """The crash-report record of a call of the plugin's ``SP_StreamExecutor.<what>`` on this device."""
+        return plugin_call(self.platform.path, f"SP_StreamExecutor.{what}", device=self._where)
 
     def _text(self, name: str) -> str:
         if _end_of(SP_Device, name) > self.device.struct_size:
@@ -527,13 +558,15 @@ class SEDevice:
     def allocate(self, num_bytes: int) -> tuple[int, int]:
         """(address, payload) of ``num_bytes`` of device memory; address 0 when the plugin has none left."""
         mem = SP_DeviceMemoryBase(struct_size=_MEMORY_SIZE)
-        self.se.allocate(self._ref, num_bytes, 0, ctypes.byref(mem))
+        with self._site("allocate"):
+            self.se.allocate(self._ref, num_bytes, 0, ctypes.byref(mem))
         return (mem.opaque or 0), mem.payload
 
     def deallocate(self, address: int, num_bytes: int, payload: int = 0) -> None:
         """Give memory back to the plugin."""
         mem = self.memory(address, num_bytes, payload)
-        self.se.deallocate(self._ref, ctypes.byref(mem))
+        with self._site("deallocate"):
+            self.se.deallocate(self._ref, ctypes.byref(mem))
 
     @staticmethod
     def memory(address: int, num_bytes: int, payload: int = 0) -> SP_DeviceMemoryBase:
@@ -547,10 +580,12 @@ class SEDevice:
 
     def host_memory_allocate(self, num_bytes: int) -> int:
         """``num_bytes`` of the plugin's host memory for staging copies (pinned on a GPU); 0 when it has none."""
-        return self.se.host_memory_allocate(self._ref, num_bytes) or 0
+        with self._site("host_memory_allocate"):
+            return self.se.host_memory_allocate(self._ref, num_bytes) or 0
 
     def host_memory_deallocate(self, address: int) -> None:
-        self.se.host_memory_deallocate(self._ref, address)
+        with self._site("host_memory_deallocate"):
+            self.se.host_memory_deallocate(self._ref, address)
 
     @staticmethod
     def host_memory_write(address: int, array: np.ndarray, nbytes: int) -> None:
@@ -567,7 +602,9 @@ class SEDevice:
         if not self.platform._present(self.se, "get_allocator_stats"):
             return None
         stats = SP_AllocatorStats(struct_size=struct_size(SP_AllocatorStats))
-        if not self.se.get_allocator_stats(self._ref, ctypes.byref(stats)):
+        with self._site("get_allocator_stats"):
+            reported = self.se.get_allocator_stats(self._ref, ctypes.byref(stats))
+        if not reported:
             return None
         out = {name: getattr(stats, name) for name, _ in SP_AllocatorStats._fields_[1:]}
         if not stats.has_bytes_limit:
@@ -579,7 +616,9 @@ class SEDevice:
         if not self.platform._present(self.se, "device_memory_usage"):
             return None
         free, total = c_int64(0), c_int64(0)
-        if not self.se.device_memory_usage(self._ref, ctypes.byref(free), ctypes.byref(total)):
+        with self._site("device_memory_usage"):
+            reported = self.se.device_memory_usage(self._ref, ctypes.byref(free), ctypes.byref(total))
+        if not reported:
             return None
         return free.value, total.value
 
@@ -587,8 +626,9 @@ class SEDevice:
 
     def _call(self, what: str, fn: Any, *args: Any) -> None:
         status = _Status.fresh()
-        fn(self._ref, *args, status)
-        _Status.check(status, f"{what} on {self.platform.type}:{self.ordinal}")
+        with self._site(what):
+            fn(self._ref, *args, status)
+        _Status.check(status, f"{what} on {self._where}")
 
     def create_stream(self) -> int:
         handle = _P()
@@ -596,7 +636,8 @@ class SEDevice:
         return handle.value or 0
 
     def destroy_stream(self, stream: int) -> None:
-        self.se.destroy_stream(self._ref, stream)
+        with self._site("destroy_stream"):
+            self.se.destroy_stream(self._ref, stream)
 
     def create_event(self) -> int:
         handle = _P()
@@ -604,7 +645,8 @@ class SEDevice:
         return handle.value or 0
 
     def destroy_event(self, event: int) -> None:
-        self.se.destroy_event(self._ref, event)
+        with self._site("destroy_event"):
+            self.se.destroy_event(self._ref, event)
 
     def record_event(self, stream: int, event: int) -> None:
         self._call("record_event", self.se.record_event, stream, event)
@@ -613,7 +655,8 @@ class SEDevice:
         self._call("wait_for_event", self.se.wait_for_event, stream, event)
 
     def event_complete(self, event: int) -> bool:
-        state = self.se.get_event_status(self._ref, event)
+        with self._site("get_event_status"):
+            state = self.se.get_event_status(self._ref, event)
         if state == SE_EVENT_ERROR:
             raise errors.InternalError(None, None, f"an event on {self.platform.type}:{self.ordinal} failed")
         return state == SE_EVENT_COMPLETE
