@@ -10,6 +10,7 @@ the process's signal handlers alone).
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import os
 import sys
@@ -42,10 +43,9 @@ def enable_crash_reports() -> bool:
         if _enabled:
             return True
         if not faulthandler.is_enabled():
-            try:
+            # stderr without a file descriptor (IDEs, notebooks): no Python stack, the plugin report still comes.
+            with contextlib.suppress(AttributeError, ValueError, OSError):
                 faulthandler.enable(file=sys.stderr, all_threads=True)
-            except (AttributeError, ValueError, OSError):  # stderr without a file descriptor (IDEs, notebooks)
-                pass
         bridge().install_crash_handler()  # after faulthandler: ours prints first, then hands the signal on
         _enabled = True
         return True

@@ -222,7 +222,7 @@ class NativeGraphOptimizer:
             with plugin_call(plugin, "TP_Optimizer.create_func"):
                 self.state = _CREATE(optimizer.create_func)()
         self._torn_down = False
-        # What the plugin filled: struct name -> {"struct_size", "expected"} (+ the version); set by init_graph_optimizer.
+        # What the plugin filled: struct name -> {"struct_size", "expected"} (+ version); init_graph_optimizer sets it.
         self.struct_info: dict[str, dict[str, Any]] = {}
 
     def teardown(self) -> None:

@@ -357,7 +357,7 @@ class SEPlatform:
         self.struct_info["SE_PlatformRegistrationParams"] = {
             "struct_size": p.struct_size,
             "expected": struct_size(SE_PlatformRegistrationParams),
-            "version": "%d.%d.%d" % self.version,
+            "version": ".".join(map(str, self.version)),
             "expected_version": f"{SE_MAJOR}.{SE_MINOR}.{SE_PATCH}",
         }
         self._note_size("SP_Platform", self.platform.struct_size, SP_Platform)
