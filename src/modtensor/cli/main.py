@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from modtensor.cli import demo, inspect_graph, optimize, plugins, run
+from modtensor.cli import check, demo, inspect_graph, optimize, plugins, run
 from modtensor.framework.errors import OpError
 
 
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_parser(sub)
     plugins.add_parser(sub)
     optimize.add_parser(sub)
+    check.add_parser(sub)
     return parser
 
 

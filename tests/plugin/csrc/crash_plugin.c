@@ -3,6 +3,7 @@
  * Op MtCrash(x: float) -> y: float with attr how: string: the CPU kernel's compute copies x to y
  * when how is "none", dereferences NULL for "segv", and calls abort() for "abort".
  * Op MtCrashCopy(x: float) -> y: float: a kernel that works (so a check has something that passes).
+ * Op MtCrashAlways(x: float) -> y: float: a kernel that always dereferences NULL (`modtensor check` meets it).
  * With MT_CRASH_AT_LOAD=init set in the environment, TF_InitKernel itself segfaults. */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,13 @@ static void crash_compute(void* state, TF_OpKernelContext* ctx) {
   copy_input(ctx);
 }
 
+static void always_compute(void* state, TF_OpKernelContext* ctx) {
+  (void)state;
+  (void)ctx;
+  volatile int* nowhere = NULL;
+  *nowhere = 7;
+}
+
 static void copy_compute(void* state, TF_OpKernelContext* ctx) {
   (void)state;
   copy_input(ctx);
@@ -89,9 +97,12 @@ void TF_InitKernel(void) {
   TF_Status* s = TF_NewStatus();
   register_op("MtCrash", 1, s);
   register_op("MtCrashCopy", 0, s);
+  register_op("MtCrashAlways", 0, s);
   TF_KernelBuilder* crash = TF_NewKernelBuilder("MtCrash", "CPU", &crash_create, &crash_compute, &crash_delete);
   TF_RegisterKernelBuilder("MtCrashOp", crash, s);
   TF_KernelBuilder* copy = TF_NewKernelBuilder("MtCrashCopy", "CPU", NULL, &copy_compute, NULL);
   TF_RegisterKernelBuilder("MtCrashCopyOp", copy, s);
+  TF_KernelBuilder* always = TF_NewKernelBuilder("MtCrashAlways", "CPU", NULL, &always_compute, NULL);
+  TF_RegisterKernelBuilder("MtCrashAlwaysOp", always, s);
   TF_DeleteStatus(s);
 }
