@@ -114,3 +114,35 @@ def test_modtensor_run_logs_itex_kernels_and_modtensor_plugins_says_where_itex_c
     )  # fmt: skip
     block = plugins.stdout[plugins.stdout.index("libitex_cpu.so  (native, loaded)") :]
     assert "  from: tensorflow-plugins in " in block and "graph optimizers: CPU" in block
+
+
+def test_modtensor_check_reports_on_itex_with_a_fast_numerics_subset(itex):
+    """`modtensor check` on ITEX: symbols, load, structs, its graph optimizer on the golden models, and the numerics
+    of a fast subset (ITEX's float32 kernels of its _ITEX* ops and its own standard-named ops; ITEX has 1,262)."""
+    from modtensor.plugin.discovery import TF_PLUGIN_FOLDER, site_packages_folders
+
+    (library,) = [f / TF_PLUGIN_FOLDER / "libitex_cpu.so" for f in site_packages_folders()
+                  if (f / TF_PLUGIN_FOLDER / "libitex_cpu.so").is_file()][:1]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "modtensor.cli.main", "check", str(library), "--json",
+         "--ops", "_ITEX*,Gelu,LayerNorm", "--dtypes", "float32"],
+        capture_output=True, text=True, env=_child_env(), timeout=900, cwd=REPO,
+    )  # fmt: skip
+    report = json.loads(done.stdout)
+    symbols = report["symbols"]
+    assert symbols["ok"] and symbols["entry_points"] == ["TF_InitKernel", "TF_InitGraph"]
+    assert {"name": "_pywrap_tensorflow_internal.so", "requested_by": symbols["libraries"][1]["path"],
+            "found": "modtensor"} in symbols["needed"]  # fmt: skip
+    load = report["load"]
+    assert load["ok"] and len(load["ops"]) == 311 and len(load["kernels"]["CPU"]) == 1262
+    assert all(s["struct_size"] == s["expected"] for s in load["structs"].values())
+    assert report["verdict"]["numerics_subset"]
+    results = {k["kernel"]: k["results"][0] for k in report["numerics"]}
+    for op in ("AddN", "BatchMatMulV2", "Conv2D", "DepthwiseConv2dNative", "AvgPool", "Elu", "LeakyRelu", "Slice",
+               "Softmax"):  # fmt: skip
+        result = results[f"_ITEX{op} on CPU [T in (DT_FLOAT)]"]
+        assert result["status"] == "pass" and result["reference"].endswith(f"(op {op})"), result
+    for crash in report["crashes"]:  # ITEX aborts on some generated nodes (as under TensorFlow 2.15): reported
+        assert f"plugin:  {library}" in crash["report"]
+    models = {e["model"]: e for e in report["optimizer"]}
+    assert len(models) == 5 and all(e["status"] == "pass" and e["plugin_status"] == "ran" for e in models.values())

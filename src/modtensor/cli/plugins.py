@@ -6,6 +6,11 @@ entry points, ops, kernels per device type, device types, graph optimizers, for 
 StreamExecutor plugin its platform (name, type, allocator, memory growth, devices
 with hardware name, vendor and PCI bus id), and the load error if any (``--json``
 for a machine-readable list). Exits 1 when a plugin failed to load.
+
+``--check`` loads nothing in this process: each native plugin discovery would load (and each
+``--load`` library) is loaded in a child process of its own, as ``modtensor check`` does, so a
+plugin that aborts or segfaults while loading is reported instead of ending the listing; its
+symbols are checked against modtensor's exports before that.
 """
 
 from __future__ import annotations
@@ -27,6 +32,11 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("plugins", help="list discovered plugins, what they registered, and load errors")
     p.add_argument("--load", action="append", default=[], metavar="PATH", help="also load this library or folder")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="load each native plugin in a child process of its own (a crash is reported, not fatal)",
+    )
     p.set_defaults(func=run)
 
 
@@ -107,8 +117,72 @@ def _format(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _check_candidates(paths: list[str]) -> list[tuple[str, str]]:
+    """(path, origin) of every native plugin discovery would load, then the ``--load`` paths (folders expanded)."""
+    from pathlib import Path
+
+    from modtensor.plugin.discovery import native_plugin_candidates, plugins_disabled
+
+    found = [] if plugins_disabled() else [(str(p), origin) for p, origin in native_plugin_candidates()]
+    for path in paths:
+        location = Path(path)
+        if location.is_dir():
+            found.extend((str(p), "--load") for p in sorted(location.iterdir()) if p.name.endswith(".so"))
+        else:
+            found.append((path, "--load"))
+    unique: dict[str, tuple[str, str]] = {}
+    for path, origin in found:
+        unique.setdefault(os.path.realpath(path), (path, origin))
+    return list(unique.values())
+
+
+def _check_lines(path: str, origin: str, report: dict[str, Any]) -> list[str]:
+    verdict = report["verdict"]
+    load = report.get("load", {})
+    lines = [f"{os.path.basename(path)}  (native, {'ok' if verdict['ok'] else 'FAILED'} in a child process)"]
+    lines += [f"  path: {path}", f"  from: {origin}"]
+    symbols = report.get("symbols", {})
+    if symbols:
+        ours = sum(len(lib["from_modtensor"]) for lib in symbols.get("libraries", []))
+        state = "ok" if symbols.get("ok") else "problems"
+        lines.append(f"  symbols: {state}; {ours} C API functions resolved by modtensor; "
+                     f"exports {', '.join(symbols.get('entry_points', [])) or 'no entry point'}")  # fmt: skip
+    if load.get("ok"):
+        entry_points = ", ".join(f"{name} ({what})" for name, what in load["entry_points"].items())
+        kernels = sum(len(v) for v in load.get("kernels", {}).values())
+        lines.append(f"  load: ok in {load['seconds'] * 1e3:.0f} ms; {entry_points}; {len(load.get('ops', []))} ops, "
+                     f"{kernels} kernels, device types: {', '.join(load.get('device_types', [])) or '-'}, "
+                     f"graph optimizers: {', '.join(load.get('optimizers', [])) or '-'}")  # fmt: skip
+    lines += [f"  problem: {p}" for p in verdict["problems"]]
+    for crash in report.get("crashes", []):
+        lines += [f"  | {line}" for line in crash["report"].splitlines()[:8]]
+    return lines
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    """``--check``: each native plugin loaded in a child process of its own; 1 when any failed."""
+    from modtensor.plugin.conformance.report import load_check
+
+    candidates = _check_candidates(args.load)
+    reports = []
+    for path, origin in candidates:
+        reports.append((path, origin, load_check(path)))
+    if args.json:
+        print(json.dumps([{"path": p, "origin": o, "check": r} for p, o, r in reports], indent=2, default=str))
+    else:
+        if not candidates:
+            print("No native plugins found. Searched:")
+            print("\n".join(f"  {place}" for place in _search_locations()))
+        for path, origin, report in reports:
+            print("\n".join(_check_lines(path, origin, report)))
+        print("(Python entry-point plugins are not checked here: they load in-process with `modtensor plugins`)")
+    return 1 if any(not r["verdict"]["ok"] for _, _, r in reports) else 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Discover and list plugins; returns 1 when any failed to load."""
+    if args.check:
+        return _run_check(args)
     from modtensor.plugin import discover_plugins, load_library, loaded_plugins
     from modtensor.plugin.discovery import plugins_disabled
 
