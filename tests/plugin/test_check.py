@@ -200,3 +200,25 @@ def test_plugins_check_loads_each_plugin_in_a_child(examples, build_plugin, caps
     assert listed["custom_op.so"]["check"]["load"]["ops"] == ["Polyval", "RowNorm"]
     bad = listed["crash_plugin.so"]["check"]
     assert not bad["verdict"]["ok"] and "call:    TF_InitKernel" in bad["crashes"][0]["report"]
+
+
+def test_run_and_optimize_load_the_plugins_given_with_plugin(examples, tmp_path):
+    import numpy as np
+
+    models = REPO / "examples" / "models"
+    np.save(tmp_path / "x.npy", np.load(models / "mlp.io.npz")["b1/in/x:0"])
+    env = dict(os.environ, MODTENSOR_NO_PLUGINS="1")  # only what --plugin names
+    run = subprocess.run(
+        [sys.executable, "-m", "modtensor.cli.main", "run", str(models / "mlp.pb"),
+         "--input", f"x={tmp_path / 'x.npy'}", "--plugin", str(examples["fused_optimizer"]), "--log-placement"],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "(MyFusedMatMulBiasRelu): /job:localhost/replica:0/task:0/device:CPU:0" in run.stdout  # its optimizer ran
+    optimize = subprocess.run(
+        [sys.executable, "-m", "modtensor.cli.main", "optimize", str(models / "mlp.pb"), "--device", "MY_DEVICE",
+         "--plugin", str(examples["demo_fused"])],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert optimize.returncode == 0, optimize.stderr
+    assert f"plugin:{examples['demo_fused']}" in optimize.stdout

@@ -23,8 +23,24 @@ import numpy as np
 
 from modtensor.cli.inspect_graph import describe_outputs, load, summarize
 
-DEFAULT_MODELS = Path("examples") / "models"
-DEFAULT_DEVICE_PLUGIN = Path("examples") / "plugins" / "demo_device" / "libdemo_device.so"
+DEVICE_PLUGIN = Path("examples") / "plugins" / "demo_device" / "libdemo_device.so"
+
+
+def default_models() -> Path:
+    """The bundled models (installed with the package; a source checkout's examples/models otherwise)."""
+    from modtensor.data import models_folder
+
+    return models_folder()
+
+
+def default_device_plugin() -> Path:
+    """The demo device plugin as `make -C examples/plugins/demo_device` builds it: under the current directory,
+    else in the source checkout modtensor runs from (where the bundled models are the checkout's)."""
+    here = Path.cwd() / DEVICE_PLUGIN
+    if here.is_file():
+        return DEVICE_PLUGIN
+    checkout = default_models().parent.parent / DEVICE_PLUGIN
+    return checkout if checkout.is_file() else DEVICE_PLUGIN
 
 
 def add_parser(sub: Any) -> None:
@@ -32,14 +48,14 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("demo", help="load, shape-check and round-trip the bundled TensorFlow models")
     p.add_argument(
         "--models",
-        default=os.environ.get("MODTENSOR_DEMO_MODELS", str(DEFAULT_MODELS)),
-        help="folder with manifest.json and NAME.pb / NAME.shapes.json (default: %(default)s)",
+        default=os.environ.get("MODTENSOR_DEMO_MODELS") or None,
+        help="folder with manifest.json and NAME.pb / NAME.shapes.json (default: the models bundled with modtensor)",
     )
     p.add_argument(
         "--device-plugin",
-        default=os.environ.get("MODTENSOR_DEMO_DEVICE_PLUGIN", str(DEFAULT_DEVICE_PLUGIN)),
+        default=os.environ.get("MODTENSOR_DEMO_DEVICE_PLUGIN") or None,
         help="example device plugin (.so) to load after the CPU runs; every model then runs again on its device "
-        "(ops without a device kernel fall back to CPU); 'none' skips it (default: %(default)s)",
+        f"(ops without a device kernel fall back to CPU); 'none' skips it (default: {DEVICE_PLUGIN})",
     )
     p.set_defaults(func=run)
 
@@ -132,12 +148,13 @@ def output_errors(
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo over every model in the manifest, on CPU and then on the example device; return the exit status."""
-    folder = Path(args.models)
+    folder = Path(args.models) if args.models else default_models()
     manifest_path = folder / "manifest.json"
     if not manifest_path.is_file():
-        raise OSError(f"no manifest.json in {folder}: pass --models DIR (run from the repository root)")
+        raise OSError(f"no manifest.json in {folder}: pass --models DIR (a folder as examples/models)")
     manifest = json.loads(manifest_path.read_text())
-    plugin = Path(args.device_plugin) if args.device_plugin != "none" else None
+    device_plugin = args.device_plugin or str(default_device_plugin())
+    plugin = Path(device_plugin) if device_plugin != "none" else None
     plugin_devices = load_device_plugin(plugin) if plugin is not None else None
     failures = 0
     graphs = {}

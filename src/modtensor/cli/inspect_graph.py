@@ -25,15 +25,17 @@ def add_parser(sub: Any) -> None:
 
 
 def load(path: str) -> Any:
-    """Read and import the GraphDef at ``path`` into a new Graph; return the Graph."""
+    """Read and import the GraphDef at ``path`` into a new Graph; return the Graph (progress on a terminal
+    for graphs over 10k nodes)."""
     import modtensor.ops  # noqa: F401  (registers the standard ops)
+    from modtensor.cli import progress
     from modtensor.framework.graph import Graph
     from modtensor.framework.graph_io import read_graph_def
     from modtensor.framework.importer import import_graph_def
 
     graph_def = read_graph_def(path)
     graph = Graph()
-    with graph.as_default():
+    with progress.step(f"importing {path} ({len(graph_def.node):,} nodes)", len(graph_def.node)), graph.as_default():
         import_graph_def(graph_def, name="")
     return graph
 

@@ -3,8 +3,11 @@
 ``--config key=on|off`` sets RewriterConfig fields (``constant_folding=off``,
 ``debug_stripper=on``, ``disable_model_pruning=on``, ``min_graph_nodes=N``,
 ``meta_optimizer_iterations=1``); ``--device TYPE`` names a device type the graph is
-optimized for (repeatable; default CPU); ``--fetch NAME`` the tensors that must
-survive (default: every tensor nothing consumes).
+optimized for (repeatable; default CPU; a plugin's type once ``--plugin PATH`` loaded it or
+discovery found it); ``--fetch NAME`` the tensors that must survive (default: every tensor
+nothing consumes). A ``--fetch`` naming no node of the graph, or a ``--device`` naming no
+device type of this process, is an error (not a silently unoptimized graph). The output file is
+written before anything is printed.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--device", action="append", default=[], metavar="TYPE", help="device type present (default CPU)")
     p.add_argument("--fetch", action="append", default=[], metavar="NAME", help="tensor or node that must survive")
     p.add_argument("--config", action="append", default=[], metavar="KEY=on|off", help="a RewriterConfig field")
+    p.add_argument("--plugin", action="append", default=[], metavar="PATH", help="load this plugin library first")
     p.set_defaults(func=optimize)
 
 
@@ -61,24 +65,77 @@ def parse_config(items: list[str]) -> rewriter_config_pb2.RewriterConfig:
     return config
 
 
+def check_fetches(graph_def: Any, fetches: list[str], model: str) -> None:
+    """ValueError when a ``--fetch`` names no node of the graph (or an output index it does not have)."""
+    from modtensor.framework import node_def as node_def_lib
+    from modtensor.framework.op_registry import global_registry
+
+    nodes = {node.name: node for node in graph_def.node}
+    for name in fetches:
+        node_name, index = node_def_lib.parse_tensor_name(name)
+        node = nodes.get(node_name)
+        if node is None:
+            consumed = {text.lstrip("^").split(":")[0] for n in graph_def.node for text in n.input}
+            outputs = [n.name for n in graph_def.node if n.name not in consumed][:10]
+            raise ValueError(
+                f"--fetch '{name}': no node '{node_name}' in {model} (nodes nothing consumes: "
+                f"{', '.join(outputs) or 'none'})"
+            )
+        registration = global_registry().lookup(node.op)
+        if registration is not None and ":" in name:
+            try:
+                count = len(node_def_lib.output_types(node, registration.op_def))
+            except Exception:  # noqa: BLE001 - a node the optimizer reports on itself
+                continue
+            if index >= count:
+                raise ValueError(f"--fetch '{name}': node '{node_name}' ({node.op}) has {count} output(s)")
+
+
+def check_device_types(device_types: list[str]) -> None:
+    """ValueError when a ``--device`` names a device type this process does not have."""
+    from modtensor.grappler.plugin_optimizers import plugin_optimizers
+    from modtensor.plugin import discover_plugins
+    from modtensor.runtime import device_factory
+
+    discover_plugins()
+    known = set(device_factory.device_types()) | {"CPU"}
+    for device_type in device_types:
+        if device_type not in known and not plugin_optimizers([device_type]):
+            raise ValueError(
+                f"--device '{device_type}': no such device type in this process (known: {', '.join(sorted(known))}); "
+                "load its plugin with --plugin PATH"
+            )
+
+
 def optimize(args: argparse.Namespace) -> int:
-    """Optimize the model, print the statistics, write the result when ``-o`` is given."""
+    """Optimize the model, write the result when ``-o`` is given, then print the statistics."""
+    from modtensor.cli import progress
     from modtensor.grappler import meta_optimizer
+    from modtensor.plugin import load_library
     from modtensor.runtime import graph_execution
 
+    for path in args.plugin:
+        load_library(path)
     graph_def = graph_io.read_graph_def(args.model)
     config = parse_config(args.config)
     fetches = [name.lstrip("^") for name in args.fetch]
-    result = meta_optimizer.optimize_graph_def(
-        graph_def,
-        fetches=fetches,
-        config=config,
-        device_types=args.device or ["CPU"],
-        host_evaluator=graph_execution.host_evaluator(),
-    )
+    check_fetches(graph_def, fetches, args.model)
+    device_types = args.device or ["CPU"]
+    check_device_types(device_types)
+    nodes = len(graph_def.node)
+    with progress.step(f"optimizing {args.model} ({nodes:,} nodes)", nodes):
+        result = meta_optimizer.optimize_graph_def(
+            graph_def,
+            fetches=fetches,
+            config=config,
+            device_types=device_types,
+            host_evaluator=graph_execution.host_evaluator(),
+        )
+    path = None
+    if args.output:  # before printing: a reader that stops early (| head) must not cost the file
+        path = graph_io.write_graph_def(result.graph_def, args.output, as_text=args.output.endswith(".pbtxt"))
     print(f"{args.model}: {len(graph_def.node)} nodes -> {len(result.graph_def.node)} nodes")
     print(result.summary())
-    if args.output:
-        path = graph_io.write_graph_def(result.graph_def, args.output, as_text=args.output.endswith(".pbtxt"))
+    if path is not None:
         print(f"wrote {path}")
     return 0

@@ -7,6 +7,7 @@ printed with its dtype, shape and a value summary, or saved as ``.npy`` under
 ``--save DIR``. ``--log-placement`` prints where each op ran, in TensorFlow's
 ``name: (Op): device`` form. Placement is soft: a device the GraphDef names but
 this process lacks (an exporter's GPU) falls back to one that has the kernel.
+``--plugin PATH`` loads a plugin library (or a folder of them) before the model is read.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--save", metavar="DIR", help="write each output to DIR/NAME.npy instead of printing values")
     p.add_argument("--log-placement", action="store_true", help="print the device every op runs on")
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load this plugin library (or every .so of a folder) first; repeatable",
+    )
     p.set_defaults(func=run)
 
 
@@ -118,10 +126,14 @@ def summarize(value: np.ndarray) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load, feed, run and report one model; return the exit status."""
+    from modtensor.cli import progress
     from modtensor.framework.protos import config_pb2
+    from modtensor.plugin import load_library
     from modtensor.runtime.session import Session
 
     feeds = parse_inputs(args.input)
+    for path in args.plugin:
+        load_library(path)
     graph = load(args.model)
     feed_tensors = {_resolve(graph, name, "--input"): value for name, value in feeds.items()}
     fetches = [_resolve(graph, name, "--output") for name in args.output] or default_outputs(graph)
@@ -133,9 +145,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"missing --input for placeholder(s): {wanted}")
     # Soft placement: a device named in a foreign GraphDef (say GPU:0) that this process lacks falls back.
     config = config_pb2.ConfigProto(allow_soft_placement=True, log_device_placement=args.log_placement)
+    nodes = len(graph.get_operations())
     with Session(graph=graph, config=config) as session:
         start = time.perf_counter()
-        values = session.run(fetches, feed_dict=feed_tensors)
+        with progress.step(f"placing, optimizing and running {args.model} ({nodes:,} nodes)", nodes):
+            values = session.run(fetches, feed_dict=feed_tensors)
         elapsed = (time.perf_counter() - start) * 1e3
     print(f"{args.model}: ran {len(fetches)} output(s) in {elapsed:.1f} ms (including compilation)")
     save_dir = Path(args.save) if args.save else None
