@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.framework import errors
+from modtensor.plugin.native.crash_report import plugin_call
 from modtensor.plugin.native.stream_executor import (
     SEDevice,
     StatusCallback,
@@ -42,7 +43,7 @@ def device_properties(device: SEDevice) -> dict[str, Any]:
     for name in ("get_numa_node", "get_memory_bandwidth", "get_gflops"):
         key = name.removeprefix("get_")
         if platform._present(fns, name):
-            with device._site(name.replace("get_", "SP_DeviceFns.get_", 1)):
+            with plugin_call(platform.path, f"SP_DeviceFns.{name}", device=f"{platform.type}:{device.ordinal}"):
                 out[key] = getattr(fns, name)(device._ref)
         else:
             out[key] = None

@@ -530,10 +530,14 @@ class SEDevice:
         self._dtod = platform._present(self.se, "memcpy_dtod")
         self._host_memory = all(platform._present(self.se, name) for name in _HOST_MEMORY_FNS)
         self._where = f"{platform.type}:{self.ordinal}"
+        self._sites: dict[str, Any] = {}
 
     def _site(self, what: str) -> Any:
         """The crash-report record of a call of the plugin's ``SP_StreamExecutor.<what>`` on this device."""
-        return plugin_call(self.platform.path, f"SP_StreamExecutor.{what}", device=self._where)
+        site = self._sites.get(what)
+        if site is None:
+            site = self._sites[what] = plugin_call(self.platform.path, f"SP_StreamExecutor.{what}", device=self._where)
+        return site
 
     def _text(self, name: str) -> str:
         if _end_of(SP_Device, name) > self.device.struct_size:
