@@ -152,7 +152,7 @@ def test_custom_op_kernels_run_without_a_reference(examples):
 
 def test_a_crashing_kernel_is_reported_and_the_check_goes_on(build_plugin):
     plugin = build_plugin("crash_plugin")
-    report = check_plugin(plugin, CheckOptions(sections=("numerics",)))
+    report = check_plugin(plugin, CheckOptions(sections=("numerics",), ops="MtCrash,MtCrashCopy,MtCrashAlways"))
     assert not report["verdict"]["ok"]
     (crash,) = report["crashes"]
     assert crash["during"] == "numerics" and crash["item"] == "MtCrashAlways on CPU" and crash["how"] == "SIGSEGV"
@@ -162,6 +162,14 @@ def test_a_crashing_kernel_is_reported_and_the_check_goes_on(build_plugin):
     assert results["MtCrashAlways on CPU"][0]["status"] == "crashed"
     assert results["MtCrashCopy on CPU"][0]["status"] == "ran"  # checked by the restarted child
     assert results["MtCrash on CPU"][0]["status"] == "ran"
+
+
+def test_a_kernel_that_never_returns_times_out_and_is_reported(build_plugin):
+    options = CheckOptions(sections=("numerics",), ops="MtCrashHang", timeout=20)
+    report = check_plugin(build_plugin("crash_plugin"), options)
+    (crash,) = report["crashes"]
+    assert (crash["during"], crash["item"], crash["how"]) == ("numerics", "MtCrashHang on CPU", "timed out after 20 s")
+    assert _results(report)["MtCrashHang on CPU"][0]["status"] == "crashed"
 
 
 def test_a_crash_while_loading_is_a_failed_load(build_plugin, monkeypatch):

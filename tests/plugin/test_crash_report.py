@@ -76,6 +76,25 @@ def test_a_crash_in_tf_init_kernel_names_the_entry_point(crash_plugin):
     assert f"faulting instruction in {crash_plugin} (TF_InitKernel)" in report
 
 
+def test_a_crash_on_a_plugin_thread_names_the_faulting_library(crash_plugin):
+    script = (
+        "import sys, modtensor as tf\n"
+        "lib = tf.load_op_library(sys.argv[1])\n"
+        "lib.mt_crash_thread(tf.constant([1.0]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(crash_plugin)], capture_output=True, text=True, timeout=300, cwd=REPO,
+        env=dict(os.environ, MODTENSOR_NO_PLUGINS="1"),
+    )  # fmt: skip
+    assert done.returncode == -signal.SIGSEGV
+    report = done.stderr[done.stderr.index("modtensor: fatal signal") :]
+    assert report.startswith(
+        "modtensor: fatal signal SIGSEGV (segmentation fault) (no plugin call in progress on this thread; "
+        "1 on other threads)\n"
+    )
+    assert f"  faulting instruction in {crash_plugin}" in report
+
+
 def test_no_crash_handler_leaves_signals_alone(crash_plugin):
     done = _run(crash_plugin, "segv", MODTENSOR_NO_CRASH_HANDLER="1")
     assert done.returncode == -signal.SIGSEGV

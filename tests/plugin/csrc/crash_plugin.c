@@ -4,9 +4,13 @@
  * when how is "none", dereferences NULL for "segv", and calls abort() for "abort".
  * Op MtCrashCopy(x: float) -> y: float: a kernel that works (so a check has something that passes).
  * Op MtCrashAlways(x: float) -> y: float: a kernel that always dereferences NULL (`modtensor check` meets it).
+ * Op MtCrashThread(x: float) -> y: float: a kernel whose own worker thread dereferences NULL.
+ * Op MtCrashHang(x: float) -> y: float: a kernel that never returns.
  * With MT_CRASH_AT_LOAD=init set in the environment, TF_InitKernel itself segfaults. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/ops.h"
@@ -67,6 +71,26 @@ static void always_compute(void* state, TF_OpKernelContext* ctx) {
   *nowhere = 7;
 }
 
+static void* crash_in_thread(void* arg) {
+  (void)arg;
+  volatile int* nowhere = NULL;
+  *nowhere = 9;
+  return NULL;
+}
+
+static void thread_compute(void* state, TF_OpKernelContext* ctx) {
+  (void)state;
+  (void)ctx;
+  pthread_t worker;
+  if (pthread_create(&worker, NULL, crash_in_thread, NULL) == 0) pthread_join(worker, NULL);
+}
+
+static void hang_compute(void* state, TF_OpKernelContext* ctx) {
+  (void)state;
+  (void)ctx;
+  for (;;) sleep(60);
+}
+
 static void copy_compute(void* state, TF_OpKernelContext* ctx) {
   (void)state;
   copy_input(ctx);
@@ -98,11 +122,15 @@ void TF_InitKernel(void) {
   register_op("MtCrash", 1, s);
   register_op("MtCrashCopy", 0, s);
   register_op("MtCrashAlways", 0, s);
+  register_op("MtCrashThread", 0, s);
+  register_op("MtCrashHang", 0, s);
   TF_KernelBuilder* crash = TF_NewKernelBuilder("MtCrash", "CPU", &crash_create, &crash_compute, &crash_delete);
   TF_RegisterKernelBuilder("MtCrashOp", crash, s);
   TF_KernelBuilder* copy = TF_NewKernelBuilder("MtCrashCopy", "CPU", NULL, &copy_compute, NULL);
   TF_RegisterKernelBuilder("MtCrashCopyOp", copy, s);
   TF_KernelBuilder* always = TF_NewKernelBuilder("MtCrashAlways", "CPU", NULL, &always_compute, NULL);
   TF_RegisterKernelBuilder("MtCrashAlwaysOp", always, s);
+  TF_RegisterKernelBuilder("MtCrashThreadOp", TF_NewKernelBuilder("MtCrashThread", "CPU", NULL, &thread_compute, NULL), s);
+  TF_RegisterKernelBuilder("MtCrashHangOp", TF_NewKernelBuilder("MtCrashHang", "CPU", NULL, &hang_compute, NULL), s);
   TF_DeleteStatus(s);
 }
