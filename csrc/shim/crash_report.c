@@ -10,15 +10,23 @@
  * faulthandler, which prints the Python stack, or the default action, which ends the process).
  *
  * The record is a small per-thread stack of pointers to call sites the caller keeps alive for the
- * duration of the call; pushing and popping cost a few nanoseconds. For a synchronous fault the
- * handler also names the library holding the faulting instruction (dladdr, best effort: it is not
- * async-signal-safe in theory, but the process is ending). */
+ * duration of the call; pushing and popping cost a few nanoseconds. The handler never touches
+ * thread-local storage (the first access of a dlopen'ed library's TLS on a thread may call malloc,
+ * which could deadlock in a crash inside malloc): a thread registers its record, with its kernel
+ * thread id, in a global table at its first plugin call (and leaves it at exit), and the handler
+ * looks its own id up there. For a synchronous fault the handler also names the library holding
+ * the faulting instruction (dladdr, best effort: it is not async-signal-safe in theory, but the
+ * process is ending). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -31,37 +39,100 @@ typedef struct {
   const char* what;
 } MT_CallEntry;
 
-static _Thread_local MT_CallEntry t_calls[MT_CALL_DEPTH];
-static _Thread_local int t_depth;
+typedef struct {
+  MT_CallEntry calls[MT_CALL_DEPTH];
+  volatile int depth;
+} MT_ThreadCalls;
+
+static _Thread_local MT_ThreadCalls t_state;
+static _Thread_local int t_slot = -1; /* -1: not registered yet; -2: the table was full */
 static atomic_int g_active_calls;
 static atomic_int g_installed;
+
+/* Threads that made a plugin call: kernel thread id -> that thread's record (cleared at thread exit). */
+#define MT_MAX_THREADS 1024
+typedef struct {
+  _Atomic pid_t tid;
+  MT_ThreadCalls* _Atomic state;
+} MT_ThreadSlot;
+static MT_ThreadSlot g_threads[MT_MAX_THREADS];
+static pthread_key_t g_exit_key;
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+static void forget_thread(void* value) {
+  intptr_t slot = (intptr_t)value - 1;
+  if (slot < 0 || slot >= MT_MAX_THREADS) return;
+  atomic_store(&g_threads[slot].state, NULL);
+  atomic_store(&g_threads[slot].tid, 0);
+}
+
+/* In a forked child only the forking thread lives, under a new thread id: start the table afresh. */
+static void reset_after_fork(void) {
+  for (int i = 0; i < MT_MAX_THREADS; ++i) {
+    atomic_store(&g_threads[i].state, NULL);
+    atomic_store(&g_threads[i].tid, 0);
+  }
+  t_slot = -1;
+}
+
+static void make_exit_key(void) {
+  pthread_key_create(&g_exit_key, forget_thread);
+  pthread_atfork(NULL, NULL, reset_after_fork);
+}
+
+static void register_thread(void) {
+  pthread_once(&g_key_once, make_exit_key);
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  for (int i = 0; i < MT_MAX_THREADS; ++i) {
+    pid_t expected = 0;
+    if (atomic_compare_exchange_strong(&g_threads[i].tid, &expected, tid)) {
+      atomic_store(&g_threads[i].state, &t_state);
+      pthread_setspecific(g_exit_key, (void*)(intptr_t)(i + 1));
+      t_slot = i;
+      return;
+    }
+  }
+  t_slot = -2; /* more threads than slots: this one's crashes are reported without its call */
+}
+
+/* The record of the calling thread, found by thread id (async-signal-safe: no TLS access). */
+static MT_ThreadCalls* this_thread_calls(void) {
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  for (int i = 0; i < MT_MAX_THREADS; ++i) {
+    if (atomic_load(&g_threads[i].tid) == tid) return atomic_load(&g_threads[i].state);
+  }
+  return NULL;
+}
 
 static const int kSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define MT_NUM_SIGNALS ((int)(sizeof kSignals / sizeof kSignals[0]))
 static struct sigaction g_previous[MT_NUM_SIGNALS];
 
 void MT_PushPluginCall(const MT_CallSite* site, const char* what) {
-  int depth = t_depth;
+  if (t_slot == -1) register_thread();
+  MT_ThreadCalls* state = &t_state;
+  int depth = state->depth;
   if (depth < MT_CALL_DEPTH) {
-    t_calls[depth].site = site;
-    t_calls[depth].what = what;
+    state->calls[depth].site = site;
+    state->calls[depth].what = what;
   }
-  t_depth = depth + 1;
+  state->depth = depth + 1; /* after the entry: a signal in between sees a complete record */
   atomic_fetch_add_explicit(&g_active_calls, 1, memory_order_relaxed);
 }
 
 void MT_PopPluginCall(void) {
-  if (t_depth > 0) t_depth -= 1;
+  MT_ThreadCalls* state = &t_state;
+  if (state->depth > 0) state->depth -= 1;
   atomic_fetch_sub_explicit(&g_active_calls, 1, memory_order_relaxed);
 }
 
-int MT_PluginCallDepth(void) { return t_depth; }
+int MT_PluginCallDepth(void) { return t_state.depth; }
 
 const MT_CallSite* MT_CurrentPluginCall(const char** what) {
-  int depth = t_depth;
+  int depth = t_state.depth;
   if (depth <= 0 || depth > MT_CALL_DEPTH) return NULL;
-  if (what != NULL) *what = t_calls[depth - 1].what;
-  return t_calls[depth - 1].site;
+  if (what != NULL) *what = t_state.calls[depth - 1].what;
+  return t_state.calls[depth - 1].site;
 }
 
 /* ---- async-signal-safe output ---- */
@@ -165,20 +236,21 @@ static void put_fault(int sig, siginfo_t* info, void* context) {
 
 static void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   int saved_errno = errno;
-  int depth = t_depth;
+  MT_ThreadCalls* state = this_thread_calls();
+  int depth = state != NULL ? state->depth : 0;
   if (depth > 0) {
     put("\nmodtensor: fatal signal ");
     put(signal_name(sig));
     put(" inside plugin code\n");
     int top = depth > MT_CALL_DEPTH ? MT_CALL_DEPTH : depth;
-    put_site(t_calls[top - 1].site, t_calls[top - 1].what);
+    put_site(state->calls[top - 1].site, state->calls[top - 1].what);
     put_fault(sig, info, context);
     for (int i = top - 2; i >= 0; --i) {
       put("  inside:  ");
-      put(t_calls[i].what);
-      if (t_calls[i].site->library != NULL) {
+      put(state->calls[i].what);
+      if (state->calls[i].site->library != NULL) {
         put(" of ");
-        put(t_calls[i].site->library);
+        put(state->calls[i].site->library);
       }
       put("\n");
     }
