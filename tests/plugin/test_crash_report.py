@@ -115,3 +115,25 @@ def test_plugin_calls_are_recorded_per_thread_and_nest(crash_plugin):
             assert module.current_plugin_call() == ("/b.so", "inner", "Op", "n", "D")
         assert module.current_plugin_call() == ("/a.so", "outer", "", "", "")
     assert module.current_plugin_call() is None
+
+
+def test_a_forked_child_reports_its_own_plugin_calls(crash_plugin):
+    script = textwrap.dedent(
+        """
+        import os, sys
+        import modtensor as tf
+        lib = tf.load_op_library(sys.argv[1])
+        lib.mt_crash_copy(tf.constant([1.0]))  # the parent made plugin calls before forking
+        pid = os.fork()
+        if pid == 0:
+            lib.mt_crash(tf.constant([1.0]), how="segv", name="in_child")
+            os._exit(0)
+        print("child", os.waitpid(pid, 0)[1], flush=True)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(crash_plugin)], capture_output=True, text=True, timeout=300, cwd=REPO,
+        env=dict(os.environ, MODTENSOR_NO_PLUGINS="1"),
+    )  # fmt: skip
+    assert done.returncode == 0 and f"child {signal.SIGSEGV}" in done.stdout, done.stderr
+    assert "call:    compute of the kernel for op 'MtCrash'" in done.stderr
