@@ -175,8 +175,9 @@ def check_plugin(path: str | os.PathLike[str], options: CheckOptions | None = No
             break
         if during == "numerics":
             detail = crash["how"] + (f"; the plugin printed: {said}" if said else "")
-            numerics[item] = {"section": "numerics", "kernel": item, "status": "crashed", "results": [
-                {"kernel": item, "dtype": "", "status": "crashed", "detail": detail}]}  # fmt: skip
+            result = {"kernel": item, "dtype": "", "status": "crashed", "detail": detail, "reference": "",
+                      "shapes": [], "max_error": None}  # fmt: skip
+            numerics[item] = {"section": "numerics", "kernel": item, "status": "crashed", "results": [result]}
             skip.append(item)
             sections = [s for s in sections if s in ("numerics", "optimizer")]
         elif during == "optimizer":
