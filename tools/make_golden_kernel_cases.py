@@ -686,9 +686,11 @@ def write_cases(cases: list[dict], out_dir: Path) -> int:
             entry["error"] = error
         else:
             outs = result if isinstance(result, list) else [result]
-            if c.get("check", "").startswith("values_of_outputs:"):  # the others are uninitialized: store zeros
+            if (c.get("check") or "").startswith("values_of_outputs:"):  # the others are uninitialized: store zeros
                 kept = {int(i) for i in c["check"].split(":")[1].split(",")}
                 outs = [v if k in kept else np.zeros_like(v) for k, v in enumerate(outs)]
+            for k, shape in c.get("output_shapes", {}).items():  # an uninitialized output's shape as TF ships it
+                outs[k] = np.zeros(shape, outs[k].dtype)
             entry["outputs"] = []
             for k, v in enumerate(outs):
                 arrays[op][f"{cid}_out{k}"] = _storable(v)

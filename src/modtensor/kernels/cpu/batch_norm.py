@@ -112,10 +112,10 @@ def fused_batch_norm_v3(
     data_format: Any = "NHWC",
     is_training: bool = True,
 ) -> tuple[np.ndarray, ...]:
-    """FusedBatchNormV3: FusedBatchNorm's outputs plus reserve_space_3 (a scalar on TF's CPU, never read)."""
+    """FusedBatchNormV3: FusedBatchNorm's outputs plus reserve_space_3 (empty, shape [0], as TF's CPU kernel)."""
     outs = _fused_batch_norm(x, scale, offset, mean, variance, epsilon, exponential_avg_factor, data_format,
                              is_training)  # fmt: skip
-    return (*outs, np.zeros((), np.float32))
+    return (*outs, np.zeros((0,), np.float32))
 
 
 OP_FUNCTIONS: dict[str, Any] = {"FusedBatchNorm": fused_batch_norm, "FusedBatchNormV3": fused_batch_norm_v3}
