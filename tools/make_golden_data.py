@@ -14,6 +14,7 @@ Writes:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -55,13 +56,29 @@ def write_op_defs() -> None:
     (OUT / "op_defs.pbtxt").write_text(header + text_format.MessageToString(op_list))
 
 
+def write_programs(only: str | None) -> None:
+    from data_golden import run
+    from data_programs import PROGRAMS
+
+    path = OUT / "programs.json"
+    results = json.loads(path.read_text()) if path.exists() and only else {}
+    for name, fn in PROGRAMS.items():
+        if only and name != only:
+            continue
+        tf.random.set_seed(None)
+        results[name] = run(fn, tf)
+    path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", default=None, help="op_defs, programs or files")
+    parser.add_argument("--only", default=None, help="op_defs, programs, files, or a program's name")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "op_defs"):
         write_op_defs()
+    if args.only not in ("op_defs", "files"):
+        write_programs(None if args.only in (None, "programs") else args.only)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import numpy as np
 from modtensor.api import dispatch
 from modtensor.api.data import structure
 from modtensor.api.data.structured_function import StructuredFunctionWrapper
-from modtensor.framework import dtypes
+from modtensor.framework import dtypes, errors
 from modtensor.framework.tensor import Tensor, TensorSpec
 
 __all__ = ["AUTOTUNE", "INFINITE", "UNKNOWN", "Dataset", "DatasetV2"]
@@ -244,6 +244,16 @@ class DatasetV2:
 
     def _unary(self, cls: type, op: str, spec: Any = None, name: str | None = None, **inputs: Any) -> DatasetV2:
         spec = self._structure if spec is None else spec
+        if not structure.flatten(spec):  # a function returned nothing: TF's op validation error
+            from modtensor.framework.graph import summarize_op_def
+            from modtensor.framework.op_registry import global_registry
+
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Length for attr 'output_types' of 0 must be at least minimum 1\n\t; NodeDef: {{{{node {op}}}}}; "
+                f"{summarize_op_def(global_registry().get(op).op_def)}",
+            )
         variant = dispatch.apply_op(
             op, input_dataset=self._variant_tensor, metadata=_metadata(name), **inputs, **DatasetV2._args_for(spec)
         )
@@ -429,7 +439,7 @@ class DatasetV2:
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV2:
         """The elements kept after the first full pass: in memory, or in files named ``filename``."""
         return self._unary(
-            _CacheDataset,
+            CacheDataset,
             "CacheDatasetV2",
             None,
             name,
@@ -691,7 +701,7 @@ class _PrefetchDataset(DatasetV2):
     pass
 
 
-class _CacheDataset(DatasetV2):
+class CacheDataset(DatasetV2):
     pass
 
 

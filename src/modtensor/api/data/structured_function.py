@@ -103,10 +103,9 @@ class StructuredFunctionWrapper:
             self.output_dataset_spec = ret.element_spec
             self.output_structure = structure.DatasetSpec(ret.element_spec)
             return [ret._variant_tensor]
-        if ret is None:
-            raise TypeError(
-                f"Unsupported return value from function passed to {self._transformation_name}: None."
-            )
+        if ret is None:  # TF: an empty structure; the dataset op then refuses zero components
+            self.output_structure = ()
+            return []
         try:
             ret = structure.normalize_element(ret)
             self.output_structure = structure.spec_from_value(ret)

@@ -219,7 +219,7 @@ class _FilterDataset(DatasetBase):
         return [self.input]
 
     def cardinality(self) -> int:
-        return INFINITE if self.input.cardinality() == INFINITE else UNKNOWN
+        return UNKNOWN
 
     def make_iterator(self, ctx: IteratorContext) -> IteratorBase:
         return _FilterIterator(self.input.make_iterator(ctx), self.predicate)

@@ -631,7 +631,9 @@ class ShuffleDatasetV3Op(DatasetOpKernel):
     def make_dataset(self, ctx: OpKernelContext) -> DatasetBase:
         buffer_size = int(scalar(ctx, 1, "buffer_size"))
         if buffer_size <= 0 and buffer_size != -2:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than zero.")
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
+            )
         seed, seed2 = _random_seeds(int(scalar(ctx, 2, "seed")), int(scalar(ctx, 3, "seed2")))
         input_dataset = unary_input(ctx)
         if buffer_size == -2:  # TF's "unknown": the whole input
