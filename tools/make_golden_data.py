@@ -70,6 +70,82 @@ def write_programs(only: str | None) -> None:
     path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
 
 
+def _example(i: int) -> bytes:
+    feature = {
+        "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+        "label": tf.train.Feature(float_list=tf.train.FloatList(value=[i * 0.5, -i])),
+        "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[f"ex{i}".encode()])),
+        "tokens": tf.train.Feature(int64_list=tf.train.Int64List(value=list(range(i)))),
+        "frames": tf.train.Feature(float_list=tf.train.FloatList(value=[float(k) for k in range(2 * i)])),
+    }
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString(deterministic=True)
+
+
+PARSE_FEATURES = {
+    "id": ("fixed", [], "int64", None),
+    "label": ("fixed", [2], "float32", None),
+    "name": ("fixed", [], "string", None),
+    "missing": ("fixed", [], "int64", 7),
+    "tokens": ("varlen", None, "int64", None),
+    "frames": ("sequence", [2], "float32", 0.0),
+}
+
+
+def parse_features(module) -> dict:
+    """The feature spec of the parsing fixtures, for TF or modtensor."""
+    out = {}
+    for key, (kind, shape, dtype, default) in PARSE_FEATURES.items():
+        dtype = getattr(module, dtype)
+        if kind == "fixed":
+            out[key] = module.io.FixedLenFeature(shape, dtype, default_value=default)
+        elif kind == "varlen":
+            out[key] = module.io.VarLenFeature(dtype)
+        else:
+            out[key] = module.io.FixedLenSequenceFeature(shape, dtype, allow_missing=True, default_value=default)
+    return out
+
+
+def write_files() -> None:
+    from data_golden import encode
+
+    records = [_example(i) for i in range(4)]
+    for suffix, options in (("", None), (".gz", "GZIP"), (".zlib", "ZLIB")):
+        with tf.io.TFRecordWriter(str(OUT / f"examples{suffix}.tfrecord"), options=options) as writer:
+            for record in records:
+                writer.write(record)
+    with tf.io.TFRecordWriter(str(OUT / "raw.tfrecord")) as writer:
+        for record in (b"", b"a", b"hello world", bytes(range(256)) * 3):
+            writer.write(record)
+    features = parse_features(tf)
+    single = []
+    for record in records:
+        parsed = tf.io.parse_single_example(record, features)
+        single.append(encode({k: (v.indices, v.values, v.dense_shape) if isinstance(v, tf.SparseTensor) else v
+                              for k, v in parsed.items()}))
+    batch = tf.io.parse_example(records, features)
+    batched = encode({k: (v.indices, v.values, v.dense_shape) if isinstance(v, tf.SparseTensor) else v
+                      for k, v in batch.items()})
+    ds = tf.data.TFRecordDataset([str(OUT / "examples.gz.tfrecord")], compression_type="GZIP")
+    mapped = ds.map(lambda r: tf.io.parse_single_example(r, {"id": tf.io.FixedLenFeature([], tf.int64),
+                                                             "label": tf.io.FixedLenFeature([2], tf.float32)}))
+    result = {"single": single, "batch": batched, "dataset": encode(mapped.batch(3))}
+    errors = {}
+    try:
+        tf.io.parse_single_example(records[0], {"absent": tf.io.FixedLenFeature([], tf.int64)})
+    except Exception as e:  # noqa: BLE001
+        errors["required"] = [type(e).__name__, str(e)]
+    try:
+        tf.io.parse_single_example(records[1], {"id": tf.io.FixedLenFeature([], tf.float32)})
+    except Exception as e:  # noqa: BLE001
+        errors["type"] = [type(e).__name__, str(e)]
+    try:
+        tf.io.parse_single_example(records[1], {"label": tf.io.FixedLenFeature([3], tf.float32)})
+    except Exception as e:  # noqa: BLE001
+        errors["size"] = [type(e).__name__, str(e)]
+    result["errors"] = errors
+    (OUT / "parse.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default=None, help="op_defs, programs, files, or a program's name")
@@ -77,6 +153,8 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "op_defs"):
         write_op_defs()
+    if args.only in (None, "files"):
+        write_files()
     if args.only not in ("op_defs", "files"):
         write_programs(None if args.only in (None, "programs") else args.only)
 

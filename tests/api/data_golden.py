@@ -20,7 +20,7 @@ def encode(value: Any) -> Any:
         }
     if hasattr(value, "numpy") and callable(value.numpy):
         return encode(value.numpy())
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if array.dtype == object:
             items = [x.decode("latin-1") if isinstance(x, bytes) else x for x in array.reshape(-1).tolist()]

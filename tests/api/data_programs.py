@@ -129,7 +129,9 @@ def padded_batch_default(tf: Any) -> Any:
 
 @program
 def padded_batch_shapes_values(tf: Any) -> Any:
-    ds = tf.data.Dataset.range(1, 4).map(lambda x: (tf.fill(tf.expand_dims(x, 0), x), tf.fill(tf.stack([x, 2]), tf.cast(x, tf.float32))))
+    ds = tf.data.Dataset.range(1, 4).map(
+        lambda x: (tf.fill(tf.expand_dims(x, 0), x), tf.fill(tf.stack([x, 2]), tf.cast(x, tf.float32)))
+    )
     return ds.padded_batch(2, padded_shapes=([4], [None, 2]), padding_values=(tf.constant(-1, tf.int64), 0.5))
 
 

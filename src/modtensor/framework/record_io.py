@@ -107,6 +107,7 @@ class _ZlibWriter(io.RawIOBase):
     def __init__(self, raw: BinaryIO):
         self._raw = raw
         self._compressor = zlib.compressobj()
+        self._finished = False
 
     def writable(self) -> bool:
         return True
@@ -116,13 +117,14 @@ class _ZlibWriter(io.RawIOBase):
         return len(data)
 
     def flush(self) -> None:
-        if not self.closed:
+        if not self.closed and not self._finished:
             self._raw.write(self._compressor.flush(zlib.Z_SYNC_FLUSH))
             self._raw.flush()
 
     def close(self) -> None:
-        if not self.closed:
+        if not self.closed and not self._finished:
             self._raw.write(self._compressor.flush(zlib.Z_FINISH))
+            self._finished = True
             self._raw.close()
         super().close()
 

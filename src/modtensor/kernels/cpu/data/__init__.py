@@ -15,7 +15,7 @@ SOURCE = "modtensor.kernels.cpu.data"
 
 def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
     """Register every tf.data kernel (and PyFunc/EagerPyFunc) for CPU into ``registry``."""
-    from modtensor.kernels.cpu.data import functional, iterators, ordering, readers, sources
+    from modtensor.kernels.cpu.data import functional, iterators, ordering, parsing, readers, sources
     from modtensor.kernels.cpu.script_ops import PyFuncKernel
 
     table = {
@@ -61,6 +61,8 @@ def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
         "OptionalGetValue": iterators.OptionalGetValueOp,
         "ReduceDataset": iterators.ReduceDatasetOp,
         "DatasetCardinality": iterators.DatasetCardinalityOp,
+        "ParseExampleV2": parsing.ParseExampleV2Op,
+        "ParseSingleExample": parsing.ParseSingleExampleOp,
         "PyFunc": PyFuncKernel,
         "EagerPyFunc": PyFuncKernel,
     }
