@@ -397,3 +397,30 @@ def reprs(tf: Any) -> Any:
             ds.batch(2).unbatch(),
         )
     ]
+
+
+def _pairs() -> Any:
+    for i in range(4):
+        yield i, [float(i)] * i
+
+
+@program
+def from_generator_signature(tf: Any) -> Any:
+    spec = (tf.TensorSpec((), tf.int32), tf.TensorSpec((None,), tf.float32))
+    return tf.data.Dataset.from_generator(_pairs, output_signature=spec).repeat(2)
+
+
+@program
+def from_generator_types(tf: Any) -> Any:
+    return tf.data.Dataset.from_generator(lambda: iter([b"a", b"bc"]), output_types=tf.string)
+
+
+@program
+def from_generator_bad_shape(tf: Any) -> Any:
+    ds = tf.data.Dataset.from_generator(lambda: iter([[1, 2]]), output_signature=tf.TensorSpec((3,), tf.int64))
+    return list(ds.as_numpy_iterator())
+
+
+@program
+def numpy_function_in_map(tf: Any) -> Any:
+    return tf.data.Dataset.range(4).map(lambda x: tf.numpy_function(lambda v: v * 3, [x], tf.int64))

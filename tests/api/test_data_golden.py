@@ -17,6 +17,7 @@ GOLDEN = json.loads((Path(__file__).resolve().parent.parent / "golden" / "data" 
 
 # Where TF's text names its own internals, modtensor's names its: compared after these rewrites.
 _NORMALIZE = [
+    (re.compile(r"\nTraceback \(most recent call last\):.*", re.S), ""),  # TF appends the py_func's traceback
     (re.compile(r"__inference_\w+?_\d+"), "__inference_FN"),
     (re.compile(r"\{\{function_node [^}]*\}\}"), "{{function_node}}"),
     (re.compile(r"\n\t \[\[.*", re.S), ""),

@@ -35,6 +35,10 @@ class LibraryFunction:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.targets = list(targets)
+        # Arguments no node reads are not fed (the graph optimizer prunes their placeholders).
+        used = {name.split(":")[0].lstrip("^") for node in graph_def.node for name in node.input}
+        used |= {name.split(":")[0] for name in self.outputs}
+        self._fed = [i for i, name in enumerate(self.inputs) if name.split(":")[0] in used]
         self._compiled: Any = None
         self._lock = threading.Lock()
 
@@ -53,7 +57,7 @@ class LibraryFunction:
 
                     options = graph_execution.ExecutionOptions(allow_soft_placement=True, inter_op_threads=1)
                     plan = self._compiled = graph_execution.compile_graph(
-                        self.graph_def, self.inputs, self.outputs, self.targets, options
+                        self.graph_def, [self.inputs[i] for i in self._fed], self.outputs, self.targets, options
                     )
         return plan
 
@@ -63,7 +67,8 @@ class LibraryFunction:
             raise errors.InvalidArgumentError(
                 None, None, f"Function '{self.name}' takes {len(self.inputs)} arguments, got {len(args)}"
             )
-        return self._plan().run(list(args))
+        plan = self._plan()
+        return plan.run([args[i] for i in self._fed])
 
     def close(self) -> None:
         """Release the compiled plan's kernels."""

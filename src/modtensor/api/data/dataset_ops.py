@@ -717,6 +717,10 @@ class _TakeWhileDataset(DatasetV2):
     pass
 
 
+class _GeneratorDatasetBase(DatasetV2):
+    pass
+
+
 class _OptionsDataset(DatasetV2):
     pass
 
