@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 import modtensor as tf
-from tests.api.data_golden import run
-from tests.api.data_programs import PROGRAMS
+
+from .data_golden import run
+from .data_programs import PROGRAMS
 
 GOLDEN = json.loads((Path(__file__).resolve().parent.parent / "golden" / "data" / "programs.json").read_text())
 

@@ -12,7 +12,8 @@ import pytest
 
 import modtensor as tf
 from modtensor.framework import errors
-from tests.api.data_golden import encode
+
+from .data_golden import encode
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "data"
 PARSE = json.loads((GOLDEN / "parse.json").read_text())
