@@ -15,7 +15,7 @@ Four C libraries are built with the package:
 
 The C headers under include/ are installed as ``modtensor/include`` so that
 ``modtensor.sysconfig.get_include()`` works from an installed package, and the golden models of
-examples/models/ as ``modtensor/data/models`` (``modtensor demo`` and ``modtensor check`` from any
+examples/models/ as ``modtensor/golden_models`` (``modtensor demo`` and ``modtensor check`` from any
 directory).
 """
 
@@ -110,7 +110,7 @@ class BuildNative(build_ext):
 
 class BuildPyWithHeaders(build_py):
     """Copies the TensorFlow-compatible headers (include/) into the package as modtensor/include, and the
-    golden models (examples/models/, the one copy in the repository) as modtensor/data/models."""
+    golden models (examples/models/, the one copy in the repository) into modtensor/golden_models."""
 
     def run(self) -> None:
         super().run()
@@ -118,10 +118,9 @@ class BuildPyWithHeaders(build_py):
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(ROOT / "include", target, ignore=shutil.ignore_patterns("README.md"))
-        models = Path(self.build_lib) / "modtensor" / "data" / "models"
-        if models.exists():
-            shutil.rmtree(models)
-        shutil.copytree(ROOT / "examples" / "models", models)
+        # Next to the package's __init__.py (copied by build_py), so the folder is the module's own.
+        shutil.copytree(ROOT / "examples" / "models", Path(self.build_lib) / "modtensor" / "golden_models",
+                        dirs_exist_ok=True)  # fmt: skip
 
 
 setup(

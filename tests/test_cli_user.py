@@ -43,7 +43,7 @@ def test_version(capsys) -> None:
 
 
 def test_demo_runs_from_any_directory_on_the_models_installed_with_the_package(tmp_path) -> None:
-    from modtensor.data import models_folder
+    from modtensor.golden_models import models_folder
 
     folder = models_folder()
     if "site-packages" in str(folder):  # an installed modtensor carries a copy of examples/models, file for file

@@ -91,6 +91,7 @@ __all__ = [
     "config",
     "constant",
     "convert_to_tensor",
+    "data",  # noqa: F822 - loaded on first use (module __getattr__)
     "device",
     "double",
     "dtypes",
@@ -187,6 +188,13 @@ _LAZY = {
     "assert_rank": ("modtensor.api.check_ops", "assert_rank"),
     "debugging": ("modtensor.debugging", None),
     "strings": ("modtensor.strings", None),
+    # tf.data input pipelines, tf.io records and example parsing, tf.train protos (issue 13)
+    "data": ("modtensor.data", None),
+    "io": ("modtensor.io", None),
+    "train": ("modtensor.train", None),
+    "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
+    "numpy_function": ("modtensor.api.script_ops", "numpy_function"),
+    "py_function": ("modtensor.api.script_ops", "py_function"),
 }
 
 

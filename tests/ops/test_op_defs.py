@@ -23,6 +23,7 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "tf_op_defs.pbtxt"
 MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "variables" / "op_defs.pbtxt",
     Path(__file__).resolve().parent.parent / "golden" / "op_breadth" / "op_defs.pbtxt",
+    Path(__file__).resolve().parent.parent / "golden" / "data" / "op_defs.pbtxt",  # tools/make_golden_data.py
 ]
 TF_OP_DEFS = {
     op.name: op

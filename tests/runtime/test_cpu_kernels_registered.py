@@ -78,9 +78,12 @@ def test_registration_is_idempotent_per_registry() -> None:
     state = {*DEVICE_AGNOSTIC_OPS, *VARIABLE_OPS, *TRAINING_OPS, *cpu_losses.OP_FUNCTIONS}  # variables, training
     list_ops = set(LIST_KERNELS)  # TensorList ops, for CPU and DEFAULT (tests/api/test_list_ops_golden.py)
     logging_ops = {"Assert", "PrintV2", "StringFormat"}  # tests/api/test_print_golden.py, test_asserts_golden.py
+    from modtensor.kernels.cpu.data import register_data_kernels
+
+    data_ops = {r.kernel_def.op for r in register_data_kernels(KernelRegistry())}  # tests/api/test_data_*.py
     assert len(reg.ops()) == len(
         set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state | list_ops
-        | logging_ops
+        | logging_ops | data_ops
     )
 
 

@@ -28,7 +28,7 @@ DEVICE_PLUGIN = Path("examples") / "plugins" / "demo_device" / "libdemo_device.s
 
 def default_models() -> Path:
     """The bundled models (installed with the package; a source checkout's examples/models otherwise)."""
-    from modtensor.data import models_folder
+    from modtensor.golden_models import models_folder
 
     return models_folder()
 

@@ -1,21 +1,31 @@
-"""Data files that ship with modtensor: the golden TensorFlow-exported models (``modtensor demo``, ``modtensor check``).
+"""``modtensor.data``: TensorFlow's ``tf.data`` input pipelines (Dataset, Iterator, Options, TFRecordDataset).
 
-The repository's ``examples/models/`` is the one source of truth; ``setup.py`` copies it into the
-package as ``modtensor/data/models`` when the package is built, so an installed modtensor finds its
-models from any directory. Run from a source checkout (nothing copied), the repository's folder is used.
+See docs/frontend.md ("Input pipelines: tf.data"). The implementation is in
+``modtensor.api.data`` (Python API) and ``modtensor.kernels.cpu.data`` (the dataset kernels).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from modtensor.api.data.dataset_ops import AUTOTUNE, INFINITE, UNKNOWN, Dataset, DatasetV2
+from modtensor.api.data.iterator_ops import OwnedIterator as Iterator
+from modtensor.api.data.options import Options, ThreadingOptions
+from modtensor.api.data.readers import TFRecordDataset
+from modtensor.api.data.structure import DatasetSpec
+from modtensor.data import experimental
 
-__all__ = ["models_folder"]
+INFINITE_CARDINALITY = INFINITE
+UNKNOWN_CARDINALITY = UNKNOWN
 
-
-def models_folder() -> Path:
-    """The folder with the bundled models' ``manifest.json`` (installed copy first, then the checkout's)."""
-    installed = Path(__file__).resolve().parent / "models"
-    if (installed / "manifest.json").is_file():
-        return installed
-    checkout = Path(__file__).resolve().parents[3] / "examples" / "models"
-    return checkout if (checkout / "manifest.json").is_file() else installed
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "DatasetSpec",
+    "DatasetV2",
+    "Iterator",
+    "Options",
+    "TFRecordDataset",
+    "ThreadingOptions",
+    "experimental",
+]

@@ -722,6 +722,12 @@ class Graph:
             op_def = global_registry().get(op_type).op_def
 
         node = node_def_pb2.NodeDef(name=name, op=op_type)
+        # Given list sizes first: two adjacent list args (ReduceDataset's initial_state, other_arguments) split
+        # the flat inputs only when their type lists are known.
+        sizes = {a.number_attr or a.type_list_attr for a in op_def.input_arg} - {""}
+        for key, value in (attrs or {}).items():
+            if key in sizes:
+                _set_explicit_attr(node, op_def, key, value)
         _infer_attrs_from_inputs(node, op_def, inputs)
         for key, value in (attrs or {}).items():
             _set_explicit_attr(node, op_def, key, value)

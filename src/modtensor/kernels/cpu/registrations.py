@@ -393,6 +393,9 @@ def _register_state_and_training(target: KernelRegistry) -> list[KernelRegistrat
     regs = register_variable_kernels(target)
     regs += register_variable_cpu_kernels(target)
     regs += register_training_cpu_kernels(target)
+    from modtensor.kernels.cpu.data import register_data_kernels
+
+    regs += register_data_kernels(target)  # tf.data datasets, iterators, optionals; PyFunc/EagerPyFunc
     for op, fn in _losses.OP_FUNCTIONS.items():
         regs.append(
             target.register(

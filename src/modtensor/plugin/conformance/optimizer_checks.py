@@ -1,6 +1,6 @@
 """Is a graph optimizer plugin's output valid? Checked on the bundled golden models.
 
-Each model (``modtensor.data.models_folder()``) is compiled as a session would compile it, with
+Each model (``modtensor.golden_models.models_folder()``) is compiled as a session would compile it, with
 every node asking for the optimizer's device type (soft placement: nodes without a kernel there
 go to the CPU): placed, then optimized by the meta-optimizer, whose plugin step hands the plugin
 the whole placed graph and validates what comes back with grappler's validation (inputs exist,
@@ -37,8 +37,8 @@ def check_optimizer_on_models(
     plugin: str, device_type: str, begin: Callable[[str, str], None] | None = None, *, skip: Any = ()
 ) -> Iterator[dict[str, Any]]:
     """One result per golden model: the plugin pass's row, nodes before and after, and the outputs' error."""
-    from modtensor.data import models_folder
     from modtensor.framework.protos import graph_pb2
+    from modtensor.golden_models import models_folder
     from modtensor.runtime.graph_execution import ExecutionOptions, compile_graph
 
     folder = models_folder()

@@ -1,0 +1,1 @@
+"""Implementation of ``modtensor.data`` (TensorFlow's ``tf.data``): datasets, iterators, options, readers."""

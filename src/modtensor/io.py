@@ -1,0 +1,76 @@
+"""``modtensor.io`` (TensorFlow's ``tf.io``): TFRecord files and ``tf.train.Example`` parsing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modtensor.api.parsing_ops import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
+from modtensor.api.sparse_tensor import SparseTensor
+from modtensor.framework.record_io import RecordWriter
+
+__all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "SparseTensor",
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "VarLenFeature",
+    "parse_example",
+    "parse_single_example",
+]
+
+
+class TFRecordOptions:
+    """Options of a TFRecord file: ``compression_type`` ``""``, ``"ZLIB"`` or ``"GZIP"``."""
+
+    compression_type_map = {"": "", "ZLIB": "ZLIB", "GZIP": "GZIP", None: ""}
+
+    def __init__(self, compression_type: str | None = None, **_unused: Any):
+        if compression_type not in self.compression_type_map:
+            raise ValueError(f'Unsupported compression_type: {compression_type}. Supported types: "", "ZLIB", "GZIP"')
+        self.compression_type = self.compression_type_map[compression_type]
+
+    @classmethod
+    def get_compression_type_string(cls, options: Any) -> str:
+        """The compression type of ``options`` (a TFRecordOptions, a string or None)."""
+        if options is None:
+            return ""
+        if isinstance(options, TFRecordOptions):
+            return options.compression_type
+        return cls(options).compression_type
+
+
+class TFRecordWriter:
+    """Writes records to a TFRecord file (``with tf.io.TFRecordWriter(path) as w: w.write(bytes)``)."""
+
+    def __init__(self, path: str, options: Any = None):
+        self._writer = RecordWriter(str(path), TFRecordOptions.get_compression_type_string(options))
+
+    def write(self, record: Any) -> None:
+        """Append one record (bytes or str)."""
+        if isinstance(record, str):
+            record = record.encode("utf-8")
+        numpy = getattr(record, "numpy", None)
+        if callable(numpy):
+            record = numpy()
+        self._writer.write(bytes(record))
+
+    def flush(self) -> None:
+        """Push buffered records to the file."""
+        self._writer.flush()
+
+    def close(self) -> None:
+        """Finish and close the file."""
+        self._writer.close()
+
+    def __enter__(self) -> TFRecordWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,100 @@
+"""Example parsing ops: ``ParseExampleV2`` (``tf.io.parse_example``) and ``ParseSingleExample``.
+
+OpDefs equal TensorFlow 2.21's; shape functions are TF's: a sparse feature gives
+indices ``[?, rank + 1]``, values ``[?]`` and a dense shape ``[rank + 1]`` (rank of the
+serialized input), a dense feature the input's shape followed by its ``dense_shapes``
+entry (``-1`` dimensions unknown), a ragged feature vectors of values and row splits.
+"""
+
+from __future__ import annotations
+
+from modtensor.framework.op_registry import register_op
+from modtensor.framework.shape_inference import InferenceContext, ShapeHandle
+from modtensor.ops._shape_errors import invalid
+
+_FEATURE_TYPES = "{float, int64, string}"
+
+
+def _sparse_outputs(ctx: InferenceContext, num_sparse: int, prefix: ShapeHandle, index: int) -> int:
+    rank = ctx.rank(prefix) + 1 if ctx.rank_known(prefix) else None
+    for _ in range(num_sparse):
+        ctx.set_output(index, ctx.matrix(None, rank))
+        index += 1
+    for _ in range(num_sparse):
+        ctx.set_output(index, ctx.vector(None))
+        index += 1
+    for _ in range(num_sparse):
+        ctx.set_output(index, ctx.vector(rank))
+        index += 1
+    return index
+
+
+def _dense_outputs(ctx: InferenceContext, prefix: ShapeHandle, index: int) -> int:
+    for shape in ctx.get_attr("dense_shapes"):
+        ctx.set_output(index, ctx.concatenate(prefix, ctx.make_shape_from_shape_proto(shape)))
+        index += 1
+    return index
+
+
+def _parse_example_v2_shape(ctx: InferenceContext) -> None:
+    num_sparse = ctx.get_attr("num_sparse")
+    if len(ctx.get_attr("sparse_types")) != num_sparse:
+        raise invalid("len(sparse_keys) != len(sparse_types)")
+    if len(ctx.get_attr("Tdense")) != len(ctx.get_attr("dense_shapes")):
+        raise invalid("len(dense_keys) != len(dense_shapes)")
+    serialized = ctx.with_rank_at_most(ctx.input(0), 1)
+    ctx.with_rank_at_most(ctx.input(1), 1)
+    index = _sparse_outputs(ctx, num_sparse, serialized, 0)
+    index = _dense_outputs(ctx, serialized, index)
+    for _ in range(2 * len(ctx.get_attr("ragged_value_types"))):
+        ctx.set_output(index, ctx.vector(None))
+        index += 1
+
+
+def _parse_single_example_shape(ctx: InferenceContext) -> None:
+    num_sparse = ctx.get_attr("num_sparse")
+    if len(ctx.get_attr("sparse_keys")) != num_sparse:
+        raise invalid("len(sparse_keys) != num_sparse")
+    serialized = ctx.with_rank(ctx.input(0), 0)
+    index = _sparse_outputs(ctx, num_sparse, serialized, 0)
+    _dense_outputs(ctx, serialized, index)
+
+
+(
+    register_op("ParseExampleV2")
+    .input("serialized: string")
+    .input("names: string")
+    .input("sparse_keys: string")
+    .input("dense_keys: string")
+    .input("ragged_keys: string")
+    .input("dense_defaults: Tdense")
+    .output("sparse_indices: num_sparse * int64")
+    .output("sparse_values: sparse_types")
+    .output("sparse_shapes: num_sparse * int64")
+    .output("dense_values: Tdense")
+    .output("ragged_values: ragged_value_types")
+    .output("ragged_row_splits: ragged_split_types")
+    .attr(f"Tdense: list({_FEATURE_TYPES}) >= 0")
+    .attr("num_sparse: int >= 0")
+    .attr(f"sparse_types: list({_FEATURE_TYPES}) >= 0")
+    .attr(f"ragged_value_types: list({_FEATURE_TYPES}) >= 0")
+    .attr("ragged_split_types: list({int32, int64}) >= 0")
+    .attr("dense_shapes: list(shape) >= 0")
+    .set_shape_fn(_parse_example_v2_shape)
+)
+(
+    register_op("ParseSingleExample")
+    .input("serialized: string")
+    .input("dense_defaults: Tdense")
+    .output("sparse_indices: num_sparse * int64")
+    .output("sparse_values: sparse_types")
+    .output("sparse_shapes: num_sparse * int64")
+    .output("dense_values: Tdense")
+    .attr("num_sparse: int >= 0")
+    .attr("sparse_keys: list(string) >= 0")
+    .attr("dense_keys: list(string) >= 0")
+    .attr(f"sparse_types: list({_FEATURE_TYPES}) >= 0")
+    .attr(f"Tdense: list({_FEATURE_TYPES}) >= 0")
+    .attr("dense_shapes: list(shape) >= 0")
+    .set_shape_fn(_parse_single_example_shape)
+)
