@@ -47,7 +47,7 @@ def test_demo_runs_from_any_directory_on_the_models_installed_with_the_package(t
 
     folder = models_folder()
     if "site-packages" in str(folder):  # an installed modtensor carries a copy of examples/models, file for file
-        assert folder.parts[-3:] == ("modtensor", "data", "models")
+        assert folder.parts[-2:] == ("modtensor", "golden_models")
         repo_files = sorted(p.name for p in MODELS.iterdir())
         assert sorted(p.name for p in folder.iterdir()) == repo_files
         assert (folder / "manifest.json").read_bytes() == (MODELS / "manifest.json").read_bytes()
