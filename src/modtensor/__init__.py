@@ -72,6 +72,7 @@ __all__ = [
     "DeviceSpec",
     "Graph",
     "GraphDef",
+    "Module",  # noqa: F822 - loaded on first use (module __getattr__)
     "RaggedTensor",
     "Tensor",
     "TensorArray",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -137,9 +138,11 @@ __all__ = [
     "raw_ops",  # noqa: F822
     "reduce_logsumexp",  # noqa: F822
     "resource",
+    "saved_model",  # noqa: F822
     "string",
     "strings",
     "sysconfig",
+    "train",  # noqa: F822
     "uint16",
     "uint32",
     "uint64",
@@ -172,6 +175,9 @@ _LAZY = {
     "init_scope": ("modtensor.api.variables", "init_scope"),
     "optimizers": ("modtensor.optimizers", None),
     "raw_ops": ("modtensor.raw_ops", None),
+    "Module": ("modtensor.api.module", "Module"),
+    "train": ("modtensor.train", None),
+    "saved_model": ("modtensor.saved_model", None),
     "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
     "TensorArray": ("modtensor.api.tensor_array_ops", "TensorArray"),
     "TensorArraySpec": ("modtensor.api.tensor_array_ops", "TensorArraySpec"),

@@ -238,7 +238,7 @@ class BundleReader:
         """The bundle's path prefix."""
         return self._prefix
 
-    def keys(self) -> list[str]:
+    def key_list(self) -> list[str]:
         """Every key, sorted."""
         return list(self._raw)
 
