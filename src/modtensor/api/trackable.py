@@ -219,8 +219,8 @@ class DictWrapper(dict, Trackable):
 
 
 def escape_local_name(name: str) -> str:
-    """A dependency name as it appears in checkpoint keys: ``.`` -> ``..``, ``/`` -> ``./`` (TF's escaping)."""
-    return name.replace(".", "..").replace("/", "./")
+    """A dependency name as it appears in checkpoint keys: ``.`` -> ``..``, ``/`` -> ``.S`` (TF's escaping)."""
+    return name.replace(".", "..").replace("/", ".S")
 
 
 class TrackableGraph:
