@@ -32,7 +32,9 @@ SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
 class LoadOptions:
     """``tf.saved_model.LoadOptions``: accepted for compatibility (modtensor loads on the default devices)."""
 
-    def __init__(self, allow_partial_checkpoint: bool = False, experimental_io_device: str | None = None, **kwargs: Any):
+    def __init__(
+        self, allow_partial_checkpoint: bool = False, experimental_io_device: str | None = None, **kwargs: Any
+    ):
         self.allow_partial_checkpoint = allow_partial_checkpoint
         self.experimental_io_device = experimental_io_device
         self.extra = kwargs

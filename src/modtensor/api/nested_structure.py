@@ -55,9 +55,9 @@ def decode(value: struct_pb2.StructuredValue) -> Any:
         return tensor_proto.make_ndarray(getattr(value, kind))
     if kind == "type_spec_value":
         spec = value.type_spec_value
+        name = spec.type_spec_class_name or struct_pb2.TypeSpecProto.TypeSpecClass.Name(spec.type_spec_class)
         raise NotImplementedError(
-            f"a SavedModel signature uses a {spec.type_spec_class_name or struct_pb2.TypeSpecProto.TypeSpecClass.Name(spec.type_spec_class)} "
-            "(composite tensors are not supported by modtensor's loader)"
+            f"a SavedModel signature uses a {name} (composite tensors are not supported by modtensor's loader)"
         )
     raise NotImplementedError(f"StructuredValue kind {kind} is not supported")
 

@@ -624,10 +624,8 @@ class _Loader:
         dtype = dtypes.as_dtype(saved.dtype)
         shape = tensor_shape.as_shape(saved.shape)
         dims = [0 if d is None else d for d in shape.as_list()] if shape.rank is not None else []
-        if dtype == dtypes.string:
-            initial = np.full(dims, b"", dtype=object)
-        else:
-            initial = np.zeros(dims, dtype.as_numpy_dtype)
+        is_string = dtype == dtypes.string
+        initial = np.full(dims, b"", dtype=object) if is_string else np.zeros(dims, dtype.as_numpy_dtype)
         with variables.init_scope():
             return variables.Variable(
                 initial,
