@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from modtensor.api.saved_model_load import Asset, load
+from modtensor.api.saved_model_save import save
 
 __all__ = [
     "ASSETS_DIRECTORY",
@@ -20,6 +21,7 @@ __all__ = [
     "VARIABLES_FILENAME",
     "contains_saved_model",
     "load",
+    "save",
 ]
 
 ASSETS_DIRECTORY = "assets"
