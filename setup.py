@@ -170,6 +170,7 @@ setup(
             sources=_sources("checksum"),
             include_dirs=["csrc/checksum"],
             extra_compile_args=[*WARNINGS, "-O3"],
+            extra_link_args=["-pthread"],
             optional=True,
         ),
     ],

@@ -24,7 +24,15 @@ sys.path.insert(0, str(HERE))
 
 from timing import Environment, Row  # noqa: E402
 
-BENCHMARKS = ["eager_dispatch", "c_kernel_overhead", "graph_overhead", "executor", "model_latency", "grappler_scaling"]
+BENCHMARKS = [
+    "eager_dispatch",
+    "c_kernel_overhead",
+    "graph_overhead",
+    "executor",
+    "model_latency",
+    "grappler_scaling",
+    "checkpoint_io",
+]
 
 
 def _tensorflow(disabled: bool) -> ModuleType | None:

@@ -75,7 +75,7 @@ static uint32_t shift_factor(size_t nbytes) {
   return result;
 }
 
-#define BLOCK 4096u
+#define BLOCK 16384u
 static uint32_t block_factor;
 
 __attribute__((target("sse4.2"))) static uint32_t hardware_extend(uint32_t crc, const unsigned char* p, size_t n) {

@@ -192,23 +192,24 @@ class _Restoration:
 
     def restore_pairs(self, pairs: list[tuple[int, Any]]) -> None:
         """Read every value of the matched objects, check them all, then assign them all."""
-        plan = []
-        for node_id, obj in pairs:
-            node = self.proto.nodes[node_id]
-            if not node.attributes:
-                continue
-            keys = {attr.name: attr.checkpoint_key for attr in node.attributes}
-            values = {}
-            for name, key in keys.items():
-                try:
-                    values[name] = self.reader.lookup(key)
-                except errors.NotFoundError:
+        wanted = [(node_id, obj) for node_id, obj in pairs if self.proto.nodes[node_id].attributes]
+        keys_of = {
+            node_id: {a.name: a.checkpoint_key for a in self.proto.nodes[node_id].attributes} for node_id, _ in wanted
+        }
+        for node_id, keys in keys_of.items():
+            for key in keys.values():
+                if key not in self.reader:
                     raise errors.NotFoundError(
                         None,
                         None,
                         f"Key {key} not found in checkpoint {self.reader.prefix} (its object graph lists it for "
                         f"{self.names.get(node_id, node_id)})",
-                    ) from None
+                    )
+        read = self.reader.lookup_many([key for keys in keys_of.values() for key in keys.values()])
+        plan = []
+        for node_id, obj in wanted:
+            keys = keys_of[node_id]
+            values = {name: read[key] for name, key in keys.items()}
             check = getattr(obj, "_check_restore", None)
             if check is not None:
                 check(values, keys.__getitem__)

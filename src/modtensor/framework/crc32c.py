@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["extend", "hardware", "mask", "unmask", "value"]
+__all__ = ["extend", "hardware", "mask", "unmask", "value", "value_many"]
 
 _MASK_DELTA = 0xA282EAD8
 _POLY = 0x82F63B78
@@ -42,6 +42,13 @@ def extend(crc: int, data: Any) -> int:
     if _native is not None:
         return _native.extend(crc, data)
     return _python_extend(crc, data)
+
+
+def value_many(buffers: Any, threads: int = 1) -> list[int]:
+    """The CRC-32C of each buffer; the C extension shares them out to ``threads`` threads (without the GIL)."""
+    if _native is not None:
+        return _native.value_many(list(buffers), threads)
+    return [_python_extend(0, b) for b in buffers]
 
 
 def value(data: Any) -> int:

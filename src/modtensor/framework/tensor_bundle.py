@@ -31,7 +31,9 @@ __all__ = ["BundleReader", "BundleWriter", "data_filename", "index_filename"]
 HEADER_KEY = b""
 VERSION = 1  # kTensorBundleVersion
 MIN_PRODUCER = 0
-_WRITE_BUFFER = 8 << 20  # TF's FileOutputBuffer size
+_WRITE_BUFFER = 8 << 20  # TF's FileOutputBuffer size: small tensors are gathered up to this much
+_DIRECT = 256 << 10  # tensors at least this large go to the file straight from their own buffer
+_CRC_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 def index_filename(prefix: str) -> str:
@@ -90,7 +92,9 @@ class BundleWriter:
         suffix = f".tempstate{secrets.randbits(63)}"
         self._data_path = data_filename(self._prefix) + suffix
         self._index_path = index_filename(self._prefix) + suffix
-        self._file: Any = open(self._data_path, "wb", buffering=_WRITE_BUFFER)  # noqa: SIM115 - closed in finish/abort
+        self._fd = os.open(self._data_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self._pending = bytearray()
+        self._unchecked: list[tuple[tensor_bundle_pb2.BundleEntryProto, np.ndarray]] = []
         self._size = 0
         self._entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
 
@@ -120,11 +124,13 @@ class BundleWriter:
             )
         else:
             data = _as_little_endian_bytes(array)
-            crc = crc32c.value(data)
-            self._file.write(data)
+            self._write(data)
+            self._unchecked.append((entry, data))  # checksummed together in finish(), on several threads
             size = data.size
+            crc = None
         entry.size = size
-        entry.crc32c = crc32c.mask(crc)
+        if crc is not None:
+            entry.crc32c = crc32c.mask(crc)
         self._size += size
         self._entries[raw_key] = entry
 
@@ -138,15 +144,45 @@ class BundleWriter:
         crc = crc32c.extend(crc, length_checksum)
         body = b"".join(items)
         crc = crc32c.extend(crc, body)
-        self._file.write(lengths)
-        self._file.write(length_checksum)
-        self._file.write(body)
+        self._write(lengths)
+        self._write(length_checksum)
+        self._write(body)
         return len(lengths) + 4 + len(body), crc
+
+    def _write(self, data: Any) -> None:
+        """Append to the data file: small pieces gathered in memory, large ones written from their buffer."""
+        if len(data) < _DIRECT:
+            self._pending += memoryview(data).cast("B")
+            if len(self._pending) >= _WRITE_BUFFER:
+                self._flush()
+            return
+        self._flush()
+        self._write_all(memoryview(data).cast("B"))
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._write_all(memoryview(self._pending))
+            self._pending = bytearray()
+
+    def _write_all(self, view: memoryview) -> None:
+        done = 0
+        while done < len(view):
+            done += os.write(self._fd, view[done:])
+
+    def _close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
     def finish(self) -> None:
         """Write the index and move both files to their final names (the previous bundle there is replaced)."""
         try:
-            self._file.close()
+            self._flush()
+            self._close()
+            crcs = crc32c.value_many([data for _, data in self._unchecked], _CRC_THREADS)
+            for (entry, _), crc in zip(self._unchecked, crcs, strict=True):
+                entry.crc32c = crc32c.mask(crc)
+            self._unchecked = []
             header = tensor_bundle_pb2.BundleHeaderProto(num_shards=1)  # endianness LITTLE (0)
             header.version.producer = VERSION
             writer = table.TableWriter()
@@ -163,7 +199,7 @@ class BundleWriter:
 
     def abort(self) -> None:
         """Close and delete the temporary files: nothing of this bundle remains."""
-        self._file.close()
+        self._close()
         for path in (self._data_path, self._index_path):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(path)
@@ -311,7 +347,28 @@ class BundleReader:
 
     def lookup(self, key: str) -> np.ndarray:
         """The value of ``key`` as a new numpy array (strings as an object array of bytes)."""
-        entry = self.entry(key)
+        return self.lookup_many([key])[key]
+
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The values of ``keys``, read in file order, then their CRCs checked together (in C, on several threads).
+        Any error (missing key, size, CRC) is raised before anything is returned."""
+        entries = {key: self.entry(key) for key in keys}
+        order = sorted(entries, key=lambda k: (entries[k].shard_id, entries[k].offset))
+        out: dict[str, np.ndarray] = {}
+        checks: list[tuple[str, Any]] = []
+        for key in order:
+            value, flat = self._read_value(entries[key], key)
+            out[key] = value
+            if flat is not None:
+                checks.append((key, flat))
+        crcs = crc32c.value_many([flat for _, flat in checks], _CRC_THREADS)
+        for (key, _), actual in zip(checks, crcs, strict=True):
+            if crc32c.unmask(entries[key].crc32c) != actual:
+                raise self._checksum_error(entries[key], key, actual)
+        return {key: out[key] for key in keys}
+
+    def _read_value(self, entry: tensor_bundle_pb2.BundleEntryProto, key: str) -> tuple[np.ndarray, Any]:
+        """The value of one entry and its bytes to checksum (None when already checked: strings)."""
         if entry.slices:
             raise errors.UnimplementedError(
                 None, None, f"Checkpoint {self._prefix}: key {key} is saved in slices (a partitioned variable); "
@@ -319,7 +376,7 @@ class BundleReader:
             )
         shape = tuple(d.size for d in entry.shape.dim)
         if entry.dtype == types_pb2.DT_STRING:
-            return self._read_strings(entry, key, shape)
+            return self._read_strings(entry, key, shape), None
         try:
             dtype = dtypes.as_dtype(entry.dtype)
             np_dtype = np.dtype(dtype.as_numpy_dtype)
@@ -343,10 +400,7 @@ class BundleReader:
         flat = out.reshape(-1).view(np.uint8)
         if expected:
             self._read_into(entry, key, flat)
-        actual = crc32c.value(flat)
-        if crc32c.unmask(entry.crc32c) != actual:
-            raise self._checksum_error(entry, key, actual)
-        return out
+        return out, flat
 
     def _read_strings(self, entry: tensor_bundle_pb2.BundleEntryProto, key: str, shape: tuple[int, ...]) -> np.ndarray:
         count = int(np.prod(shape, dtype=np.int64))
