@@ -12,6 +12,8 @@ Writes:
   uint8/int32/int64/bool/string/complex64). ``expected.json``: every key's dtype, shape and value
   per checkpoint, the object graph as text, and ``list_variables``.
 - ``manager/``: a ``CheckpointManager(max_to_keep=2)`` after three saves (state file with timestamps).
+- ``optimizer/``: a module and a Keras 3 Adam after two steps (``optimizer/_iterations``,
+  ``_learning_rate``, ``_variables/<i>`` slots) and the variables after a third step.
 - ``v1_saver/``: a ``compat.v1.train.Saver`` checkpoint of a v1 graph (name-based keys, ``model.ckpt-7``).
 - ``errors.json``: TF's errors for a shape and a dtype mismatch, a missing checkpoint, a missing
   key, a corrupted data file and a directory given as prefix, and the statuses' assertion texts.
@@ -78,6 +80,7 @@ def main() -> None:
         shutil.rmtree(OUT / "tf_module", ignore_errors=True)
         shutil.rmtree(OUT / "manager", ignore_errors=True)
         shutil.rmtree(OUT / "v1_saver", ignore_errors=True)
+        shutil.rmtree(OUT / "optimizer", ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Any] = {"tf_version": tf.__version__}
 
@@ -114,6 +117,28 @@ def main() -> None:
         "saved": saved,
         "kept": [os.path.basename(p) for p in manager.checkpoints],
         "files": sorted(os.listdir(OUT / "manager")),
+    }
+
+    # ---------------------------------------------------------------- a Keras 3 optimizer's slots
+    import keras
+
+    trained = tf.Module()
+    trained.v = tf.Variable([1.0, 2.0], name="v")
+    trained.u = tf.Variable(3.0, name="u")
+    optimizer = keras.optimizers.Adam(0.1)
+    grads = [[tf.constant([0.1, 0.2]), tf.constant(0.5)], [tf.constant([-0.3, 0.4]), tf.constant(0.25)]]
+    for step in grads:
+        optimizer.apply_gradients(zip(step, [trained.v, trained.u], strict=False))
+    prefix = tf.train.Checkpoint(model=trained, optimizer=optimizer).write(str(OUT / "optimizer" / "ckpt"))
+    before = {
+        "iterations": int(optimizer.iterations.numpy()),
+        "slots": [np.asarray(v.numpy()).reshape(-1).tolist() for v in optimizer.variables[2:]],
+    }
+    optimizer.apply_gradients(zip([tf.constant([0.5, -0.5]), tf.constant(1.0)], [trained.v, trained.u], strict=False))
+    expected["optimizer"] = {
+        "keys": [[k, list(s)] for k, s in tf.train.list_variables(prefix)],
+        "saved": before,
+        "after_third_step": {"v": trained.v.numpy().tolist(), "u": float(trained.u.numpy())},
     }
 
     # ---------------------------------------------------------------- v1 Saver

@@ -337,3 +337,32 @@ def test_module_variables_submodules_and_name() -> None:
     assert net.submodules == (net.layers[0], net.layers[1])
     with pytest.raises(ValueError, match="is not a valid module name"):
         tf.Module(name="bad name")
+
+
+# ============================================================================ optimizers
+
+
+def test_keras_optimizer_checkpoint_restores_into_modtensor_optimizer() -> None:
+    """TF + Keras 3's Adam after two steps: modtensor.optimizers.Adam gets its iterations and slots (made later by
+    build, restored then) and its third step matches Keras's."""
+    expected = EXPECTED["optimizer"]
+    model = tf.Module()
+    model.v = tf.Variable([0.0, 0.0], name="v")
+    model.u = tf.Variable(0.0, name="u")
+    optimizer = tf.optimizers.Adam(0.1)
+    status = tf.train.Checkpoint(model=model, optimizer=optimizer).read(str(GOLDEN / "optimizer" / "ckpt"))
+    assert optimizer.iterations.numpy() == expected["saved"]["iterations"]
+    optimizer.apply_gradients(zip([tf.constant([0.5, -0.5]), tf.constant(1.0)], [model.v, model.u], strict=False))
+    status.assert_consumed()
+    np.testing.assert_allclose(model.v.numpy(), expected["after_third_step"]["v"], rtol=1e-5)
+    np.testing.assert_allclose(model.u.numpy(), expected["after_third_step"]["u"], rtol=1e-5)
+
+
+def test_optimizer_checkpoint_keys_are_keras(tmp_path: Path) -> None:
+    model = tf.Module()
+    model.v = tf.Variable([1.0, 2.0], name="v")
+    model.u = tf.Variable(3.0, name="u")
+    optimizer = tf.optimizers.Adam(0.1)
+    optimizer.apply_gradients(zip([tf.constant([0.1, 0.2]), tf.constant(0.5)], [model.v, model.u], strict=False))
+    prefix = tf.train.Checkpoint(model=model, optimizer=optimizer).write(str(tmp_path / "ck"))
+    assert [[k, s] for k, s in tf.train.list_variables(prefix)] == EXPECTED["optimizer"]["keys"]
