@@ -29,7 +29,10 @@ static uint64_t load64(const unsigned char* p) {
 
 static uint32_t software_extend(uint32_t crc, const unsigned char* p, size_t n) {
   if (!table_ready) init_table();
-  const int little = (*(const uint16_t*)"\x01\x00") == 1;
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  const int little = first == 1;
   while (n && ((uintptr_t)p & 7)) {
     crc = table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     n--;

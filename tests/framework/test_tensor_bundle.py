@@ -112,3 +112,57 @@ def test_bundle_size_and_string_checks(tmp_path: Path) -> None:
     data.write_bytes(bytes(raw))
     with pytest.raises(errors.DataLossError, match="The length checksum does not match"):
         tensor_bundle.BundleReader(prefix).lookup("s")
+
+
+_CRC_PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "crc32c.h"
+int main(void) {
+  if (mt_crc32c_extend(0, "123456789", 9) != 0xE3069283u) return 1;
+  /* every length and misalignment up to two interleaved blocks, against the byte-at-a-time CRC */
+  size_t n = 3 * 16384 * 2 + 77;
+  unsigned char* data = malloc(n);
+  for (size_t i = 0; i < n; i++) data[i] = (unsigned char)(i * 2654435761u >> 13);
+  for (size_t start = 0; start < 9; start++) {
+    for (size_t len = 0; start + len <= n; len += (len < 64 ? 1 : 4093)) {
+      unsigned char* copy = malloc(len ? len : 1);  /* exact-size heap buffer: ASan sees any overread */
+      memcpy(copy, data + start, len);
+      uint32_t whole = mt_crc32c_extend(0, copy, len);
+      uint32_t bytewise = 0;
+      for (size_t i = 0; i < len; i++) bytewise = mt_crc32c_extend(bytewise, copy + i, 1);
+      free(copy);
+      if (whole != bytewise) { printf("mismatch start=%zu len=%zu\n", start, len); return 1; }
+    }
+  }
+  free(data);
+  printf("ok hardware=%d\n", mt_crc32c_hardware());
+  return 0;
+}
+"""
+
+
+def test_crc32c_c_code_under_address_sanitizer(tmp_path: Path) -> None:
+    """csrc/checksum/crc32c.c built with ASan/UBSan and -Wall -Wextra -Werror: every length and alignment agrees
+    with the byte-at-a-time CRC without reading outside its buffer."""
+    import shutil
+    import subprocess
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc")
+    csrc = Path(__file__).resolve().parents[2] / "csrc" / "checksum"
+    (tmp_path / "main.c").write_text(_CRC_PROGRAM)
+    binary = tmp_path / "crc_test"
+    flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fsanitize=address,undefined",
+             "-fno-sanitize-recover=all"]
+    build = subprocess.run(
+        ["gcc", *flags, f"-I{csrc}", str(csrc / "crc32c.c"), str(tmp_path / "main.c"), "-o", str(binary)],
+        capture_output=True, text=True,
+    )
+    if build.returncode != 0 and "sanitize" in build.stderr and "cannot find" in build.stderr:
+        pytest.skip("gcc has no sanitizer runtimes")
+    assert build.returncode == 0, build.stderr
+    done = subprocess.run([str(binary)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("ok")
