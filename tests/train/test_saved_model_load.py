@@ -134,3 +134,24 @@ def test_missing_and_broken_saved_models(tmp_path: Path) -> None:
         tf.saved_model.load(str(GOLDEN / "keras"), tags=["train"])
     assert tf.saved_model.contains_saved_model(str(GOLDEN / "keras"))
     assert not tf.saved_model.contains_saved_model(str(tmp_path))
+
+
+def test_restored_functions_called_inside_a_tf_function() -> None:
+    """Called while a function is traced, a restored function's body goes into that graph (stateful ones in order)."""
+    keras = tf.saved_model.load(str(GOLDEN / "keras"))
+    features = np.array(EXPECTED["keras"]["features"], np.float32)
+
+    @tf.function
+    def doubled(x: object) -> object:
+        return keras.serve(x) * 2.0
+
+    np.testing.assert_allclose(doubled(tf.constant(features)).numpy(),
+                               2 * np.array(EXPECTED["keras"]["keras_predict"]), rtol=1e-6)
+    module = tf.saved_model.load(str(GOLDEN / "module"))
+
+    @tf.function
+    def twice(n: object) -> object:
+        return module.bump(n) + module.signatures["bump"](n=n)["output_0"]
+
+    assert twice(tf.constant(1, tf.int64)).numpy() == 1 + 2
+    assert twice(tf.constant(1, tf.int64)).numpy() == 3 + 4 and module.count.numpy() == 4

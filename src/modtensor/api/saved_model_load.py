@@ -218,6 +218,27 @@ class _FunctionRunner:
     def arg_dtypes(self) -> list[dtypes.DType]:
         return [dtypes.as_dtype(arg.type) for arg in self.function.signature.input_arg]
 
+    def call_in_graph(self, inputs: Sequence[Any]) -> list[Any]:
+        """Import the (inlined) body into the graph being built, wired to ``inputs``; returns its outputs."""
+        from modtensor.framework import graph as graph_lib
+        from modtensor.framework import importer, op_def_library
+
+        graph = graph_lib.get_default_graph()
+        body = graph_pb2.GraphDef()
+        body.CopyFrom(self._graph_def())
+        arg_names = {f"arg_{i}" for i in range(len(inputs))}
+        kept = [node for node in body.node if node.name not in arg_names]
+        del body.node[:]
+        body.node.extend(kept)
+        input_map = {}
+        with graph.name_scope("StatefulPartitionedCall") as prefix:  # the call node TF would add
+            for i, (value, arg) in enumerate(zip(inputs, self.function.signature.input_arg, strict=True)):
+                input_map[f"arg_{i}:0"] = op_def_library.convert_to_tensor(
+                    value, dtype=dtypes.as_dtype(arg.type), graph=graph
+                )
+        outputs = [f"call:{i}" for i in range(len(self.function.signature.output_arg))]
+        return list(importer.import_graph_def(body, input_map=input_map, return_elements=outputs, name=prefix) or [])
+
     def run(self, feeds: Sequence[Any]) -> list[Any]:
         from modtensor.runtime import eager
 
@@ -237,6 +258,7 @@ def _feed_of(value: Any) -> Any:
 
 def _tensor_for(value: Any, spec: TensorSpec) -> Any:
     """``value`` as an eager tensor fitting ``spec`` (dtype equal, shape compatible), or None when it does not fit."""
+    from modtensor.api import context
     from modtensor.runtime import eager
 
     if hasattr(value, "__tf_tensor__") and not isinstance(value, Tensor):
@@ -245,12 +267,22 @@ def _tensor_for(value: Any, spec: TensorSpec) -> Any:
         if value.dtype.base_dtype != spec.dtype:
             return None
         tensor = value
+    elif not context.executing_eagerly():
+        from modtensor.framework import op_def_library
+
+        try:
+            tensor = op_def_library.convert_to_tensor(value, dtype=spec.dtype)
+        except (TypeError, ValueError):
+            return None
     else:
         try:
             tensor = eager.convert_to_eager_tensor(value, spec.dtype)
         except (TypeError, ValueError):
             return None
-    if not spec.shape.is_compatible_with(tensor_shape.TensorShape(tuple(tensor.shape))):
+    shape = tensor.shape if isinstance(tensor.shape, tensor_shape.TensorShape) else tensor_shape.TensorShape(
+        tuple(tensor.shape)
+    )
+    if not spec.shape.is_compatible_with(shape):
         return None
     return tensor
 
@@ -298,10 +330,13 @@ class RestoredConcreteFunction:
         return f"<RestoredConcreteFunction {self.name} {self.structured_input_signature!r}>"
 
     def _call_flat(self, tensors: Sequence[Any]) -> Any:
-        feeds = [_feed_of(t) for t in tensors]
-        for capture in self._captures:
-            feeds.append(_feed_of(capture.handle if hasattr(capture, "handle") else capture))
-        outputs = self._runner.run(feeds)
+        from modtensor.api import context
+
+        captures = [capture.handle if hasattr(capture, "handle") else capture for capture in self._captures]
+        if context.executing_eagerly():
+            outputs = self._runner.run([_feed_of(t) for t in [*tensors, *captures]])
+        else:  # called while a function (or v1 graph) is built: the body goes into that graph
+            outputs = self._runner.call_in_graph([*tensors, *captures])
         structure = self.structured_outputs
         if structure is None:
             return None
