@@ -261,12 +261,19 @@ class _Saver:
     def _trace(self, concrete: Any) -> _Trace:
         found = self.traces.get(id(concrete))
         if found is None:
-            name = f"__inference_{_arg_name(concrete.graph.name)}_{next(self._ids)}"
+            for function in _library_functions(concrete.graph):  # functions the trace calls, by their own names
+                self.library.setdefault(function.signature.name, function)
+            name = self._unique(f"__inference_{_arg_name(concrete.graph.name)}")
             found = self.traces[id(concrete)] = _Trace(concrete, name)
             self.library[name] = _function_def(concrete.graph, name)
-            for function in _library_functions(concrete.graph):
-                self.library.setdefault(function.signature.name, function)
         return found
+
+    def _unique(self, base: str) -> str:
+        """``base_<n>`` with the next number not naming a library function yet."""
+        while True:
+            name = f"{base}_{next(self._ids)}"
+            if name not in self.library:
+                return name
 
     def _signatures(self, signatures: Any) -> list[_SignatureWrapper]:
         function_type, concrete_type = _function_types()
@@ -296,7 +303,7 @@ class _Saver:
             if not isinstance(function, concrete_type):
                 raise ValueError(f"Signature '{key}': expected a tf.function or a concrete function, got {function!r}")
             trace = self._trace(function)
-            name = f"__inference_signature_wrapper_{_arg_name(function.graph.name)}_{next(self._ids)}"
+            name = self._unique(f"__inference_signature_wrapper_{_arg_name(function.graph.name)}")
             wrappers.append(_SignatureWrapper(key, trace, name))
         return wrappers
 
