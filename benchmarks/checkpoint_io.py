@@ -76,13 +76,14 @@ def run(env: Environment) -> list[Row]:
         )
         np.testing.assert_array_equal(ours.weights[7].numpy(), values[7])
 
-        features = np.ones((4, 8), np.float32)
+        features = np.ones((4, 6, 6, 3), np.float32)
         fns = {"modtensor": lambda: mt.saved_model.load(str(KERAS_EXPORT))}
         if tf is not None:
             fns["tensorflow"] = lambda: tf.saved_model.load(str(KERAS_EXPORT))
         times = measure_interleaved(fns, repeats=repeats, warmup=1, min_sample_s=0.0)
         rows.append(Row(BENCHMARK, "tf.saved_model.load (Keras export)", times["modtensor"], None,
-                        times.get("tensorflow"), note="2 Dense layers; functions compile on first call"))
+                        times.get("tensorflow"),
+                        note="Conv2D, BatchNorm, MaxPool, Dropout, 2 Dense; functions compile on first call"))
         def first_call(framework: Any) -> Any:
             loaded = framework.saved_model.load(str(KERAS_EXPORT))
             return loaded.serve(features)  # TF needs the object alive while its function runs

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,15 @@ def attempt(fn: Any) -> Any:
         return {"error": f"{type(e).__name__}: {e}"}
 
 
+
+def _sorted_op_set(text: str) -> str:
+    """saved_model_cli prints the op set in Python's set order (varies per run): sorted, the file stays stable."""
+    return re.sub(
+        r"contains the following ops: \{(.*)\}",
+        lambda m: "contains the following ops: {" + ", ".join(sorted(m.group(1).split(", "))) + "}",
+        text,
+    )
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
@@ -83,7 +93,7 @@ def main() -> None:
     cli = Path(sys.executable).with_name("saved_model_cli")
     shown = subprocess.run([str(cli), "show", "--dir", str(OUT / "model"), "--all"], capture_output=True, text=True)
     result["cli_show_returncode"] = shown.returncode
-    result["cli_show"] = shown.stdout.replace(str(OUT / "model"), "<dir>")
+    result["cli_show"] = _sorted_op_set(shown.stdout.replace(str(OUT / "model"), "<dir>"))
     (OUT / "tf_result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "cli_show"}, indent=1, sort_keys=True))
 

@@ -9,7 +9,8 @@ Writes:
 - ``module/``: a ``tf.Module`` with variables, an asset, three signatures (``serving_default``,
   ``bump`` which updates a variable, ``multi`` with two inputs and a dict result), a method
   traced for two input shapes (no signature), a method calling a nested ``tf.function``.
-- ``keras/``: a Keras 3 model (Dense relu -> Dense softmax) exported with ``model.export()``.
+- ``keras/``: a Keras 3 model (Conv2D relu -> BatchNormalization -> MaxPooling2D -> Dropout -> Flatten ->
+  Dense relu -> Dense softmax) exported with ``model.export()``.
 - ``unsupported_op/``: a module whose function uses ``Zeta``, an op modtensor does not have.
 - ``expected.json``: inputs and TF's results of each call (in order, so stateful calls are
   reproducible), variable values after them, and ``saved_model_cli show --all`` for each model.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,7 +86,7 @@ class Unsupported(tf.Module):
 def _cli_show(path: Path) -> str:
     cli = Path(sys.executable).with_name("saved_model_cli")
     text = subprocess.run([str(cli), "show", "--dir", str(path), "--all"], capture_output=True, text=True, check=True)
-    return text.stdout.replace(str(path), "<dir>")
+    return _sorted_op_set(text.stdout.replace(str(path), "<dir>"))
 
 
 def _value(tensor: Any) -> Any:
@@ -100,9 +102,19 @@ def _structure(result: Any) -> Any:
     return _value(result)
 
 
+
+def _sorted_op_set(text: str) -> str:
+    """saved_model_cli prints the op set in Python's set order (varies per run): sorted, the file stays stable."""
+    return re.sub(
+        r"contains the following ops: \{(.*)\}",
+        lambda m: "contains the following ops: {" + ", ".join(sorted(m.group(1).split(", "))) + "}",
+        text,
+    )
+
 def main() -> None:
-    shutil.rmtree(OUT, ignore_errors=True)
-    OUT.mkdir(parents=True)
+    for name in ("module", "keras", "unsupported_op"):  # from_modtensor/ belongs to check_modtensor_saved_models_in_tf
+        shutil.rmtree(OUT / name, ignore_errors=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Any] = {"tf_version": tf.__version__}
     scratch = OUT.parent / "_vocab_scratch"
     scratch.mkdir(exist_ok=True)
@@ -150,12 +162,21 @@ def main() -> None:
     import keras
 
     keras.utils.set_random_seed(7)
-    inputs = keras.Input((8,), name="features")
-    hidden = keras.layers.Dense(16, activation="relu", name="d1")(inputs)
-    outputs = keras.layers.Dense(4, activation="softmax", name="d2")(hidden)
+    inputs = keras.Input((6, 6, 3), name="features")
+    x = keras.layers.Conv2D(4, 3, padding="same", activation="relu", name="conv")(inputs)
+    x = keras.layers.BatchNormalization(name="bn")(x)
+    x = keras.layers.MaxPooling2D(name="pool")(x)
+    x = keras.layers.Dropout(0.25, name="drop")(x)
+    x = keras.layers.Flatten(name="flat")(x)
+    x = keras.layers.Dense(16, activation="relu", name="d1")(x)
+    outputs = keras.layers.Dense(4, activation="softmax", name="d2")(x)
     model = keras.Model(inputs, outputs)
+    # non-trivial batch-norm statistics, as after training
+    bn = model.get_layer("bn")
+    bn.moving_mean.assign(np.linspace(-0.2, 0.3, 4).astype(np.float32))
+    bn.moving_variance.assign(np.linspace(0.5, 1.5, 4).astype(np.float32))
     model.export(str(OUT / "keras"), verbose=False)
-    features = np.linspace(-1.0, 1.0, 24, dtype=np.float32).reshape(3, 8)
+    features = np.linspace(-1.0, 1.0, 3 * 6 * 6 * 3, dtype=np.float32).reshape(3, 6, 6, 3)
     loaded = tf.saved_model.load(str(OUT / "keras"))
     expected["keras"] = {
         "features": features.tolist(),

@@ -96,7 +96,9 @@ def test_keras_export_serve_and_signature() -> None:
     _check(loaded.serve(tf.constant(features)), expected["serve"])
     _check(loaded.signatures["serving_default"](features=tf.constant(features)), expected["serving_default"])
     np.testing.assert_allclose(loaded.serve(features).numpy(), expected["keras_predict"], rtol=1e-6)
-    assert len(loaded.variables) == 4 and loaded.variables[0].shape == (8, 16)
+    # conv kernel and bias, batch-norm gamma, beta, moving mean and variance, the dropout's seed, two dense layers
+    assert len(loaded.variables) == 11 and loaded.variables[0].shape == (3, 3, 3, 4)
+    assert len(loaded.non_trainable_variables) == 3
 
 
 def test_function_runs_in_tf_function_and_with_device_scope() -> None:

@@ -134,7 +134,13 @@ class _Library:
         return seen
 
     def check_ops(self, names: Sequence[str], export_dir: str) -> None:
-        """Every op the functions (and their callees) use is registered; NotFoundError naming op and function."""
+        """Every op the functions (and their callees) use is registered; NotFoundError naming op and function.
+
+        The attrs a SavedModel stripped because they had their default values (``stripped_default_attrs``:
+        a Conv2D's ``data_format``, ...) are put back from the OpDefs, as TF's loader does.
+        """
+        from modtensor.framework import node_def as node_def_lib
+
         registry = global_registry()
         checked: set[str] = set()
         for name in names:
@@ -143,7 +149,11 @@ class _Library:
                     continue
                 checked.add(function_name)
                 for node in self.functions[function_name].node_def:
-                    if node.op in self.functions or registry.lookup(node.op) is not None:
+                    if node.op in self.functions:
+                        continue
+                    registration = registry.lookup(node.op)
+                    if registration is not None:
+                        node_def_lib.add_default_attrs(node, registration.op_def)
                         continue
                     raise errors.NotFoundError(
                         None,
