@@ -11,6 +11,7 @@ Writes:
   traced for two input shapes (no signature), a method calling a nested ``tf.function``.
 - ``keras/``: a Keras 3 model (Conv2D relu -> BatchNormalization -> MaxPooling2D -> Dropout -> Flatten ->
   Dense relu -> Dense softmax) exported with ``model.export()``.
+- ``control_flow/``: a function with ``tf.cond`` and ``tf.while_loop`` (If/While ops calling library functions).
 - ``unsupported_op/``: a module whose function uses ``Zeta``, an op modtensor does not have.
 - ``expected.json``: inputs and TF's results of each call (in order, so stateful calls are
   reproducible), variable values after them, and ``saved_model_cli show --all`` for each model.
@@ -77,6 +78,20 @@ class Scaler(tf.Module):
         return self.vocab.asset_path
 
 
+class ControlFlow(tf.Module):
+    """tf.cond and tf.while_loop in a saved function (If/While ops with branch and body functions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.v = tf.Variable(2.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.int32)])
+    def __call__(self, x: Any, n: Any) -> Any:
+        y = tf.cond(x > 0, lambda: x * self.v, lambda: -x)
+        _, acc = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + y), (tf.constant(0), 0.0))
+        return acc
+
+
 class Unsupported(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
     def __call__(self, x: Any) -> Any:
@@ -112,7 +127,7 @@ def _sorted_op_set(text: str) -> str:
     )
 
 def main() -> None:
-    for name in ("module", "keras", "unsupported_op"):  # from_modtensor/ belongs to check_modtensor_saved_models_in_tf
+    for name in ("module", "keras", "control_flow", "unsupported_op"):  # from_modtensor/ belongs to check_modtensor_saved_models_in_tf
         shutil.rmtree(OUT / name, ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Any] = {"tf_version": tf.__version__}
@@ -186,6 +201,12 @@ def main() -> None:
         "cli_show": _cli_show(OUT / "keras"),
     }
 
+    flow = ControlFlow()
+    tf.saved_model.save(flow, str(OUT / "control_flow"))
+    expected["control_flow"] = [
+        {"x": x, "n": n, "result": float(flow(tf.constant(x), tf.constant(n)).numpy())}
+        for x, n in ((3.0, 4), (-1.5, 3), (2.0, 0))
+    ]
     tf.saved_model.save(Unsupported(), str(OUT / "unsupported_op"))
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     print("wrote", OUT)

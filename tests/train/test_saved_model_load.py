@@ -157,3 +157,14 @@ def test_restored_functions_called_inside_a_tf_function() -> None:
 
     assert twice(tf.constant(1, tf.int64)).numpy() == 1 + 2
     assert twice(tf.constant(1, tf.int64)).numpy() == 3 + 4 and module.count.numpy() == 4
+
+
+def test_control_flow_saved_model() -> None:
+    """tf.cond and tf.while_loop in a TF SavedModel: If/While ops calling library functions of the SavedModel."""
+    from modtensor.framework.op_registry import global_registry
+
+    if global_registry().lookup("StatelessWhile") is None or global_registry().lookup("If") is None:
+        pytest.skip("functional control flow ops (If/While, issue 10's functional control flow) are not registered")
+    loaded = tf.saved_model.load(str(GOLDEN / "control_flow"))
+    for case in EXPECTED["control_flow"]:
+        assert loaded(tf.constant(case["x"]), tf.constant(case["n"])).numpy() == case["result"]
