@@ -9,7 +9,9 @@ PYTHONPATH entry holding a ``modtensor`` link to an installed copy):
    signatures, a stateful and a polymorphic method) into ``tests/golden/saved_model/from_modtensor/model``.
 2. TensorFlow loads it with ``tf.saved_model.load`` and calls every signature and method (the
    stateful ones twice), reads the variables and the asset, and runs ``saved_model_cli show --all``.
-3. The outcome goes to ``from_modtensor/tf_result.json``; ``tests/train/test_saved_model_save.py``
+3. modtensor loads TF's ``tests/golden/saved_model/module``, calls its stateful ``bump(5)`` and saves it again into
+   ``from_modtensor/resaved``; TensorFlow loads that and calls it (``resaved`` in the result).
+4. The outcome goes to ``from_modtensor/tf_result.json``; ``tests/train/test_saved_model_save.py``
    checks it and that modtensor still writes exactly the committed files.
 """
 
@@ -65,6 +67,24 @@ def _sorted_op_set(text: str) -> str:
         text,
     )
 
+def resave(result: dict[str, Any]) -> None:
+    """A TF SavedModel loaded by modtensor, changed by a stateful call and saved again, loaded by TF."""
+    loaded = mt.saved_model.load(str(OUT.parent / "module"))
+    loaded.bump(mt.constant(5, mt.int64))
+    mt.saved_model.save(loaded, str(OUT / "resaved"))
+    again = tf.saved_model.load(str(OUT / "resaved"))
+    x = tf.constant([[1.0, 1.0], [0.0, 2.0]])
+    result["resaved"] = {
+        "signature_keys": sorted(again.signatures.keys()),
+        "count": attempt(lambda: again.count),
+        "serving_default": attempt(lambda: again.signatures["serving_default"](x=x)),
+        "bump": attempt(lambda: again.bump(tf.constant(1, tf.int64))),
+        "nested": attempt(lambda: again.nested(tf.constant([-1.0, 0.5, 2.0]))),
+        "poly_int": attempt(lambda: again.poly(tf.constant([[1, 2]], tf.int32))),
+        "vocab_text": attempt(lambda: Path(again.vocab_file().numpy().decode()).read_text()),
+    }
+
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
@@ -90,6 +110,7 @@ def main() -> None:
         "scale": attempt(lambda: loaded.inner.scale),
         "layer0": attempt(lambda: loaded.layers[0]),
     }
+    resave(result)
     cli = Path(sys.executable).with_name("saved_model_cli")
     shown = subprocess.run([str(cli), "show", "--dir", str(OUT / "model"), "--all"], capture_output=True, text=True)
     result["cli_show_returncode"] = shown.returncode

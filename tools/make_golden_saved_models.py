@@ -127,7 +127,8 @@ def _sorted_op_set(text: str) -> str:
     )
 
 def main() -> None:
-    for name in ("module", "keras", "control_flow", "unsupported_op"):  # from_modtensor/ belongs to check_modtensor_saved_models_in_tf
+    # from_modtensor/ belongs to tools/check_modtensor_saved_models_in_tf.py
+    for name in ("module", "keras", "control_flow", "unsupported_op"):
         shutil.rmtree(OUT / name, ignore_errors=True)
     OUT.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Any] = {"tf_version": tf.__version__}

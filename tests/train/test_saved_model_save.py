@@ -88,3 +88,23 @@ def test_save_errors(tmp_path: Path) -> None:
     module.f = tf.function(lambda x: x, input_signature=None)
     with pytest.raises(ValueError, match="must have an input_signature"):
         tf.saved_model.save(module, str(tmp_path / "c"), signatures=module.f)
+
+
+def test_loaded_saved_model_saved_again(tmp_path: Path) -> None:
+    """TF's SavedModel loaded, changed by a stateful call, saved again by modtensor: TF loads and calls it (golden
+    result), modtensor writes the same files today and loads them back."""
+    resaved = RESULT["resaved"]
+    assert resaved["signature_keys"] == ["bump", "multi", "serving_default"]
+    assert resaved["count"]["value"] == [5] and resaved["bump"]["value"] == [6]
+    assert resaved["nested"]["value"] == [1.0, 2.5, 7.0] and resaved["poly_int"]["value"] == [4, 6]
+    assert resaved["serving_default"]["output_0"]["value"] == [4.5, 5.5, 6.5, 7.5]
+    assert resaved["vocab_text"]["value"] == ["alpha\nbeta\n"]
+    loaded = tf.saved_model.load(str(GOLDEN.parent / "module"))
+    loaded.bump(tf.constant(5, tf.int64))
+    tf.saved_model.save(loaded, str(tmp_path / "resaved"))
+    for name in ("saved_model.pb", "variables/variables.index", "variables/variables.data-00000-of-00001",
+                 "assets/vocab.txt"):
+        assert (tmp_path / "resaved" / name).read_bytes() == (GOLDEN / "resaved" / name).read_bytes(), name
+    again = tf.saved_model.load(str(tmp_path / "resaved"))
+    assert again.count.numpy() == 5 and again.bump(tf.constant(1, tf.int64)).numpy() == 6
+    assert again.nested(tf.constant([-1.0, 0.5, 2.0])).numpy().tolist() == [1.0, 2.5, 7.0]

@@ -225,6 +225,10 @@ class _FunctionRunner:
                     )
         return plan
 
+    def callees(self) -> list[function_pb2.FunctionDef]:
+        """The library functions this one calls, directly or not (not itself)."""
+        return [self._library.functions[name] for name in self._library.closure(self.name)[1:]]
+
     def arg_dtypes(self) -> list[dtypes.DType]:
         return [dtypes.as_dtype(arg.type) for arg in self.function.signature.input_arg]
 
@@ -299,6 +303,8 @@ def _tensor_for(value: Any, spec: TensorSpec) -> Any:
 
 class RestoredConcreteFunction:
     """One traced function of a SavedModel, callable with its flat arguments (positional and by keyword)."""
+
+    _is_restored_saved_model_function = True  # tf.saved_model.save writes it again (api/saved_model_save.py)
 
     def __init__(
         self,
@@ -426,6 +432,8 @@ def _describe_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
 
 class RestoredFunction:
     """A ``tf.function`` of a SavedModel: calls go to the first traced concrete function the arguments fit."""
+
+    _is_restored_saved_model_function = True
 
     def __init__(self, name: str, spec: Any, concrete: list[RestoredConcreteFunction]):
         self._name = name

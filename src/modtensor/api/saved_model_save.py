@@ -150,27 +150,49 @@ def _library_functions(graph: Any) -> list[function_pb2.FunctionDef]:
 
 
 class _Trace:
-    """One concrete function to save: its FunctionDef name, captures, signatures."""
+    """One concrete function to save, traced here (a ConcreteFunction) or loaded (a RestoredConcreteFunction):
+    its FunctionDef name, user inputs (TensorSpecs named by keyword), captured values and structures."""
 
-    def __init__(self, concrete: Any, name: str):
-        self.concrete = concrete
+    def __init__(self, function: Any, name: str):
+        self.function = function
         self.name = name
+        self.restored = _is_restored(function)
+        if self.restored:
+            self.arg_specs = list(function._input_specs)
+            self.captures = list(function.captured_inputs)
+            self.structured_input_signature = function.structured_input_signature
+            self.output_structure = function.structured_outputs
+        else:
+            graph = function.graph
+            num_args = len(graph.inputs) - len(graph.internal_captures)
+            self.arg_specs = [TensorSpec(t.shape, t.dtype, _input_key(t)) for t in graph.inputs[:num_args]]
+            self.captures = list(graph.external_captures)
+            self.structured_input_signature = function.structured_input_signature or ((), {})
+            outputs = function.structured_outputs
+            leaves = [_named_spec(leaf, "unknown") if leaf is not None else None for leaf in flatten_structure(outputs)]
+            self.output_structure = pack_structure(outputs, leaves)
+
+    @property
+    def base_name(self) -> str:
+        return self.function.graph.name if not self.restored else self.function.name
+
+
+def _is_restored(function: Any) -> bool:
+    return getattr(function, "_is_restored_saved_model_function", False)
 
 
 class _SignatureWrapper:
-    """A signature: keyword inputs, dict outputs, calling a traced function."""
+    """A signature: keyword inputs, dict outputs, calling a saved function."""
 
     def __init__(self, key: str, trace: _Trace, name: str):
         self.key = key
         self.trace = trace
         self.name = name
-        graph = trace.concrete.graph
-        num_args = len(graph.inputs) - len(graph.internal_captures)
-        self.arg_tensors = graph.inputs[:num_args]
-        self.keywords = [_input_key(t) for t in self.arg_tensors]
+        self.arg_specs = trace.arg_specs
+        self.keywords = [spec.name or f"input_{i}" for i, spec in enumerate(self.arg_specs)]
         if len(set(self.keywords)) != len(self.keywords):
             raise ValueError(f"Signature '{key}' has inputs with the same name: {self.keywords}")
-        structured = trace.concrete.structured_outputs
+        structured = trace.output_structure
         if isinstance(structured, dict):
             keys = [str(k) for k in sorted(structured)]
             values = [structured[k] for k in sorted(structured)]
@@ -196,8 +218,10 @@ class _SignatureMapNode:
 def _traces_of(function: Any) -> list[Any]:
     """The concrete functions a ``tf.function`` has traced (its input_signature trace made if missing)."""
     function_type, concrete_type = _function_types()
-    if isinstance(function, concrete_type):
+    if isinstance(function, concrete_type) or _is_restored(function) and not hasattr(function, "concrete_functions"):
         return [function]
+    if _is_restored(function):
+        return function.concrete_functions
     if function.input_signature is not None:
         return [function.get_concrete_function()]
     found = []
@@ -213,20 +237,37 @@ def _traces_of(function: Any) -> list[Any]:
     return unique
 
 
+def _is_function(obj: Any) -> bool:
+    """A tf.function or a loaded SavedModel's restored function (they have traces)."""
+    function_type, _ = _function_types()
+    return isinstance(obj, function_type) or (_is_restored(obj) and hasattr(obj, "concrete_functions"))
+
+
+def _is_concrete(obj: Any) -> bool:
+    _, concrete_type = _function_types()
+    return isinstance(obj, concrete_type) or (_is_restored(obj) and not hasattr(obj, "concrete_functions"))
+
+
 def _children(obj: Any) -> list[tuple[str, Any]]:
-    function_type, concrete_type = _function_types()
+    from modtensor.api.saved_model_load import SignatureMap
+
     if isinstance(obj, _SignatureMapNode):
         return [(w.key, w) for w in obj.wrappers]
-    if isinstance(obj, function_type):
+    if _is_function(obj):
         return [(f"trace_{i}", c) for i, c in enumerate(_traces_of(obj))]
-    if isinstance(obj, (concrete_type, _SignatureWrapper)):
+    if _is_concrete(obj) or isinstance(obj, _SignatureWrapper):
         return []
-    return list(obj._trackable_children("savedmodel").items()) if hasattr(obj, "_trackable_children") else []
+    if not hasattr(obj, "_trackable_children"):
+        return []
+    # a loaded model's own signature map is saved again through the signatures (see _Saver._signatures)
+    return [(k, v) for k, v in obj._trackable_children("savedmodel").items() if not isinstance(v, SignatureMap)]
 
 
 def _fullargspec(function: Any) -> Any:
     from modtensor.api.nested_structure import _namedtuple
 
+    if _is_restored(function):
+        return function._fullargspec
     spec = inspect.getfullargspec(function.python_function)
     args = list(spec.args)
     if inspect.ismethod(function.python_function) and args:
@@ -260,12 +301,20 @@ class _Saver:
 
     def _trace(self, concrete: Any) -> _Trace:
         found = self.traces.get(id(concrete))
-        if found is None:
-            for function in _library_functions(concrete.graph):  # functions the trace calls, by their own names
-                self.library.setdefault(function.signature.name, function)
-            name = self._unique(f"__inference_{_arg_name(concrete.graph.name)}")
+        if found is not None:
+            return found
+        if _is_restored(concrete):  # a loaded function keeps its FunctionDef and the functions it calls
+            callees = concrete._runner.callees()
+            name = concrete.name
             found = self.traces[id(concrete)] = _Trace(concrete, name)
-            self.library[name] = _function_def(concrete.graph, name)
+            for function in [concrete._runner.function, *callees]:
+                self.library.setdefault(function.signature.name, function)
+            return found
+        for function in _library_functions(concrete.graph):  # functions the trace calls, by their own names
+            self.library.setdefault(function.signature.name, function)
+        name = self._unique(f"__inference_{_arg_name(concrete.graph.name)}")
+        found = self.traces[id(concrete)] = _Trace(concrete, name)
+        self.library[name] = _function_def(concrete.graph, name)
         return found
 
     def _unique(self, base: str) -> str:
@@ -276,9 +325,14 @@ class _Saver:
                 return name
 
     def _signatures(self, signatures: Any) -> list[_SignatureWrapper]:
+        from modtensor.api.saved_model_load import SignatureMap
+
         function_type, concrete_type = _function_types()
         if signatures is None:
-            return []
+            loaded = getattr(self.root, "signatures", None)
+            if not isinstance(loaded, SignatureMap) or not loaded:
+                return []
+            signatures = dict(loaded)  # re-saving a loaded SavedModel keeps its signatures
         if isinstance(signatures, (function_type, concrete_type)):
             signatures = {DEFAULT_SIGNATURE_KEY: signatures}
         if not isinstance(signatures, dict):
@@ -300,10 +354,15 @@ class _Saver:
                     function = traces[0]
                 else:
                     function = function.get_concrete_function()
-            if not isinstance(function, concrete_type):
+            if _is_restored(function) and hasattr(function, "concrete_functions"):
+                traces = function.concrete_functions
+                if len(traces) != 1:
+                    raise ValueError(f"Restored function for signature '{key}' has {len(traces)} traces; pick one")
+                function = traces[0]
+            if not isinstance(function, concrete_type) and not _is_restored(function):
                 raise ValueError(f"Signature '{key}': expected a tf.function or a concrete function, got {function!r}")
             trace = self._trace(function)
-            name = self._unique(f"__inference_signature_wrapper_{_arg_name(function.graph.name)}")
+            name = self._unique(f"__inference_signature_wrapper_{_arg_name(trace.base_name)}")
             wrappers.append(_SignatureWrapper(key, trace, name))
         return wrappers
 
@@ -338,7 +397,6 @@ class _Saver:
     # ----------------------------------------------------------------- objects
 
     def build(self) -> None:
-        function_type, concrete_type = _function_types()
         nodes: list[Any] = [self.root]
         ids = {id(self.root): 0}
         refs: list[list[tuple[str, int]]] = []
@@ -357,14 +415,16 @@ class _Saver:
                     queue.append(child)
                 out.append((name, ids[id(child)]))
             refs.append(out)
+        # a traced function captures a variable's handle tensor, a restored one the variable itself
         variables_by_handle = {id(n.handle): i for i, n in enumerate(nodes) if _is_variable(n)}
+        variables_by_handle.update({id(n): i for i, n in enumerate(nodes) if _is_variable(n)})
         assets = {id(n.asset_path): i for i, n in enumerate(nodes) if isinstance(n, _asset_type())}
         graph = self.meta.object_graph_def
         for node_id, obj in enumerate(nodes):
             saved = graph.nodes.add()
             for name, child in refs[node_id]:
                 saved.children.add(node_id=child, local_name=name)
-                if isinstance(obj, function_type):
+                if _is_function(obj):
                     saved.dependencies.add(node_id=child, local_name=name)
             self._describe(obj, saved, variables_by_handle, assets)
         for concrete_id, trace in self.traces.items():
@@ -373,9 +433,9 @@ class _Saver:
         for wrapper in self.wrappers:
             self._wrapper_entry(wrapper)
 
-    def _captures(self, concrete: Any, variables: dict[int, int], assets: dict[int, int]) -> list[int]:
+    def _captures(self, trace: _Trace, variables: dict[int, int], assets: dict[int, int]) -> list[int]:
         bound = []
-        for external in concrete.graph.external_captures:
+        for external in trace.captures:
             node_id = variables.get(id(external), assets.get(id(external)))
             if node_id is None:
                 node_id = self._constant_node(external)
@@ -400,20 +460,17 @@ class _Saver:
         return len(graph.nodes) - 1
 
     def _concrete_entry(self, trace: _Trace, variables: dict[int, int], assets: dict[int, int]) -> None:
-        concrete = trace.concrete
         entry = self.meta.object_graph_def.concrete_functions[trace.name]
-        entry.bound_inputs.extend(self._captures(concrete, variables, assets))
-        args, kwargs = concrete.structured_input_signature or ((), {})
+        entry.bound_inputs.extend(self._captures(trace, variables, assets))
+        args, kwargs = trace.structured_input_signature
         entry.canonicalized_input_signature.CopyFrom(nested_structure.encode((tuple(args), dict(kwargs))))
-        outputs = concrete.structured_outputs
-        leaves = [_named_spec(leaf, "unknown") if leaf is not None else None for leaf in flatten_structure(outputs)]
-        entry.output_signature.CopyFrom(nested_structure.encode(pack_structure(outputs, leaves)))
+        entry.output_signature.CopyFrom(nested_structure.encode(trace.output_structure))
 
     def _wrapper_entry(self, wrapper: _SignatureWrapper) -> None:
         inner = self.meta.object_graph_def.concrete_functions[wrapper.trace.name]
         entry = self.meta.object_graph_def.concrete_functions[wrapper.name]
         entry.bound_inputs.extend(inner.bound_inputs)
-        pairs = zip(wrapper.keywords, wrapper.arg_tensors, strict=True)
+        pairs = zip(wrapper.keywords, wrapper.arg_specs, strict=True)
         inputs = {k: TensorSpec(t.shape, t.dtype, k) for k, t in pairs}
         entry.canonicalized_input_signature.CopyFrom(nested_structure.encode(((), inputs)))
         pairs = zip(wrapper.output_keys, wrapper.outputs, strict=True)
@@ -422,7 +479,6 @@ class _Saver:
         self.library[wrapper.name] = self._wrapper_def(wrapper, len(inner.bound_inputs))
 
     def _describe(self, obj: Any, saved: Any, variables: dict[int, int], assets: dict[int, int]) -> None:
-        function_type, concrete_type = _function_types()
         del variables, assets
         if _is_variable(obj):
             variable = saved.variable
@@ -434,22 +490,28 @@ class _Saver:
         if isinstance(obj, _asset_type()):
             self._asset(obj, saved)
             return
-        if isinstance(obj, function_type):
+        if _is_function(obj):
             traces = [self._trace(c) for c in _traces_of(obj)]
             saved.function.concrete_functions.extend(t.name for t in traces)
             spec = saved.function.function_spec
-            spec.fullargspec.CopyFrom(nested_structure.encode(_fullargspec(obj)))
-            signature = obj.input_signature
+            fullargspec = _fullargspec(obj)
+            if fullargspec is not None:
+                spec.fullargspec.CopyFrom(nested_structure.encode(fullargspec))
+            signature = obj._input_signature if _is_restored(obj) else obj.input_signature
             spec.input_signature.CopyFrom(nested_structure.encode(tuple(signature) if signature is not None else None))
             return
-        if isinstance(obj, concrete_type):
+        if _is_concrete(obj):
             trace = self._trace(obj)
             bare = saved.bare_concrete_function
             bare.concrete_function_name = trace.name
-            num_args = len(obj.graph.inputs) - len(obj.graph.internal_captures)
-            names = [_input_key(t) for t in obj.graph.inputs[:num_args]]
+            if _is_restored(obj):
+                names = list(obj._arg_keywords)
+                positional = obj._num_positional
+            else:
+                names = [spec.name for spec in trace.arg_specs]
+                positional = len(names)
             bare.argument_keywords.extend(names)
-            bare.allowed_positional_arguments = len(names)
+            bare.allowed_positional_arguments = positional
             return
         if isinstance(obj, _SignatureWrapper):
             bare = saved.bare_concrete_function
@@ -510,7 +572,7 @@ class _Saver:
             signature.method_name = PREDICT_METHOD_NAME
             inner = self.library[wrapper.trace.name]
             inputs = []
-            for keyword, tensor in zip(wrapper.keywords, wrapper.arg_tensors, strict=True):
+            for keyword, tensor in zip(wrapper.keywords, wrapper.arg_specs, strict=True):
                 placeholder = graph.node.add(name=names(f"{wrapper.key}_{keyword}"), op="Placeholder")
                 placeholder.attr["dtype"].type = tensor.dtype.as_datatype_enum
                 placeholder.attr["shape"].shape.CopyFrom(tensor.shape.as_proto())

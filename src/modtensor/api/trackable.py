@@ -142,7 +142,8 @@ class AutoTrackable(Trackable):
             raw = self.__dict__.get(name)
             if raw is None:
                 raw = getattr(type(self), name, None)
-            if isinstance(raw, (function_lib.Function, function_lib.ConcreteFunction)):
+            restored = getattr(raw, "_is_restored_saved_model_function", False)  # a loaded SavedModel's
+            if restored or isinstance(raw, (function_lib.Function, function_lib.ConcreteFunction)):
                 try:
                     found[name] = getattr(self, name)
                 except AttributeError:
