@@ -1,6 +1,6 @@
 """Build of modtensor's native parts (everything else is declared in pyproject.toml).
 
-Four C libraries are built with the package:
+Five C libraries are built with the package:
 
 - ``modtensor/lib/libmodtensor_framework.so``: the shim exporting TensorFlow's plugin
   C API (csrc/shim, plain C11, no Python dependency). Plugins resolve their ``TF_*``
