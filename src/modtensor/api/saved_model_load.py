@@ -174,7 +174,10 @@ class _FunctionRunner:
         self._compiled: dict[str | None, Any] = {}
         self._lock = threading.Lock()
 
-    def _graph_def(self) -> graph_pb2.GraphDef:
+    def _graph_def(self, resource_devices: Sequence[str | None] = ()) -> graph_pb2.GraphDef:
+        """The call graph with the body inlined; ops using a resource argument whose device is known
+        (``resource_devices``, per argument) get that device, as the ops a variable builds into a traced
+        function carry the variable's device."""
         signature = self.function.signature
         graph = graph_pb2.GraphDef()
         graph.versions.CopyFrom(self._library.versions)
@@ -202,14 +205,21 @@ class _FunctionRunner:
             nodes_to_preserve=frozenset(["call"]),
             device_types=("CPU",),
         )
-        return FunctionInliner().optimize(item, OptimizerContext())
+        inlined = FunctionInliner().optimize(item, OptimizerContext())
+        if any(resource_devices):
+            _place_resource_users(inlined, {f"arg_{i}:0": d for i, d in enumerate(resource_devices) if d})
+        return inlined
 
-    def _plan(self) -> Any:
+    def _plan(self, feed_devices: tuple[Any, ...], resource_devices: tuple[str | None, ...] = ()) -> Any:
+        """The call graph compiled for the eager device scope of the call and the devices of the fed values
+        (a variable's handle on a plugin device is fed there, so its reads are placed with it, as TF does)."""
         from modtensor.api.function import compile_function_graph
         from modtensor.runtime import context as runtime_context
 
         scope = runtime_context.eager_device_scope()
-        key = None if scope is None else scope.name
+        scope_name = None if scope is None else scope.name
+        placed = any(d is not None for d in feed_devices) or any(resource_devices)
+        key = (scope_name, feed_devices, resource_devices) if placed else scope_name
         plan = self._compiled.get(key)
         if plan is None:
             with self._lock:
@@ -217,11 +227,12 @@ class _FunctionRunner:
                 if plan is None:
                     signature = self.function.signature
                     plan = self._compiled[key] = compile_function_graph(
-                        self._graph_def(),
+                        self._graph_def(resource_devices),
                         [f"arg_{i}:0" for i in range(len(signature.input_arg))],
                         [f"call:{i}" for i in range(len(signature.output_arg))],
                         ["call"],
-                        default_device=key,
+                        default_device=scope_name,
+                        feed_devices=feed_devices if any(d is not None for d in feed_devices) else None,
                     )
         return plan
 
@@ -253,14 +264,61 @@ class _FunctionRunner:
         outputs = [f"call:{i}" for i in range(len(self.function.signature.output_arg))]
         return list(importer.import_graph_def(body, input_map=input_map, return_elements=outputs, name=prefix) or [])
 
-    def run(self, feeds: Sequence[Any]) -> list[Any]:
+    def run(self, values: Sequence[Any]) -> list[Any]:
+        """Run on eager tensors (or numpy values), arguments then captures; outputs stay where they were made."""
         from modtensor.runtime import eager
 
+        feeds = [_feed_of(v) for v in values]
+        devices = tuple(_device_of(v) for v in values)
+        resources = tuple(_resource_device(f) for f in feeds)
         try:
-            results = self._plan().run(list(feeds))
+            results = self._plan(devices, resources).run_placed(feeds)
         except errors.OpError as e:
             raise type(e)(e.node_def, e.op, f"Graph execution error:\n\n{e.message} [Op:{self.name}]") from e
-        return [eager.EagerTensor(value) for value in results]
+        types = [dtypes.as_dtype(arg.type) for arg in self.function.signature.output_arg]
+        return [eager.tensor_on_device(value, dtype, device) for (value, device), dtype in zip(results, types,
+                                                                                                 strict=True)]
+
+
+def _resource_device(value: Any) -> str | None:
+    """The device of the resource a fed handle value (a 0-d object array of ResourceHandle) points to."""
+    if isinstance(value, np.ndarray) and value.dtype == np.object_ and value.shape == ():
+        return getattr(value[()], "device", None) or None
+    return None
+
+
+def _place_resource_users(graph: graph_pb2.GraphDef, devices: dict[str, str]) -> None:
+    """Give every node without a device that uses (through Identity chains) a resource of known device that
+    device: TF colocates resource users with the resource, which a fed handle's placeholder cannot tell."""
+    from modtensor.framework import node_def as node_def_lib
+
+    known = dict(devices)
+    changed = True
+    while changed:
+        changed = False
+        for node in graph.node:
+            for text in node.input:
+                if text.startswith("^"):
+                    continue
+                name, index = node_def_lib.parse_tensor_name(text)
+                device = known.get(f"{name}:{index}")
+                if device is None:
+                    continue
+                if not node.device:
+                    node.device = device
+                    changed = True
+                if node.op in ("Identity", "IdentityN"):  # forwards the handle: output i is input i
+                    position = [t for t in node.input if not t.startswith("^")].index(text)
+                    key = f"{node.name}:{position}"
+                    if key not in known:
+                        known[key] = device
+                        changed = True
+
+
+def _device_of(value: Any) -> Any:
+    """The device an eager tensor's value is in (None for host values)."""
+    device = getattr(value, "_device", None)
+    return None if device is None or device.is_host else device
 
 
 def _feed_of(value: Any) -> Any:
@@ -350,7 +408,7 @@ class RestoredConcreteFunction:
 
         captures = [capture.handle if hasattr(capture, "handle") else capture for capture in self._captures]
         if context.executing_eagerly():
-            outputs = self._runner.run([_feed_of(t) for t in [*tensors, *captures]])
+            outputs = self._runner.run([*tensors, *captures])
         else:  # called while a function (or v1 graph) is built: the body goes into that graph
             outputs = self._runner.call_in_graph([*tensors, *captures])
         structure = self.structured_outputs
