@@ -1,12 +1,15 @@
 """Build of modtensor's native parts (everything else is declared in pyproject.toml).
 
-Four C libraries are built with the package:
+Five C libraries are built with the package:
 
 - ``modtensor/lib/libmodtensor_framework.so``: the shim exporting TensorFlow's plugin
   C API (csrc/shim, plain C11, no Python dependency). Plugins resolve their ``TF_*``
   symbols from it; ``modtensor.sysconfig.get_link_flags()`` links against it.
 - ``modtensor/plugin/native/_bridge``: the CPython extension that attaches the
   Python runtime to the shim (csrc/bridge, links the shim through an $ORIGIN rpath).
+
+- ``modtensor/framework/_crc32c``: CRC-32C for the checkpoint formats (csrc/checksum; SSE4.2 when the CPU
+  has it); ``framework/crc32c.py`` falls back to Python without it.
 
 - ``modtensor/lib/_pywrap_tensorflow_internal.so``: a library with the name binary TensorFlow
   plugins list as NEEDED (csrc/compat), depending on the shim; loaded before plugins.
@@ -36,6 +39,7 @@ BRIDGE = "modtensor.plugin.native._bridge"
 PLAN_RUNNER = "modtensor.runtime._plan_runner"
 COMPAT = "modtensor.lib._pywrap_tensorflow_internal"
 COMPAT_FILE = "_pywrap_tensorflow_internal.so"
+CRC32C = "modtensor.framework._crc32c"
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
 
 
@@ -97,6 +101,7 @@ class BuildNative(build_ext):
             return
         # With a toolchain a C error fails the build (loudly): an old library left in place would
         # silently run code that no longer matches the sources.
+        self.build_extension(by_name[CRC32C])
         self.build_extension(shim)
         bridge.include_dirs.append(numpy.get_include())
         bridge.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
@@ -157,6 +162,14 @@ setup(
             libraries=[f":{SHIM_FILE}"],
             extra_compile_args=[*WARNINGS, "-O2"],
             extra_link_args=[f"-Wl,-soname,{COMPAT_FILE}", "-Wl,-rpath,$ORIGIN", "-Wl,-z,defs"],
+            optional=True,
+        ),
+        Extension(
+            CRC32C,
+            sources=_sources("checksum"),
+            include_dirs=["csrc/checksum"],
+            extra_compile_args=[*WARNINGS, "-O3"],
+            extra_link_args=["-pthread"],
             optional=True,
         ),
     ],

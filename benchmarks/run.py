@@ -25,8 +25,14 @@ sys.path.insert(0, str(HERE))
 from timing import Environment, Row  # noqa: E402
 
 BENCHMARKS = [
-    "eager_dispatch", "c_kernel_overhead", "graph_overhead", "executor", "model_latency", "grappler_scaling",
+    "eager_dispatch",
+    "c_kernel_overhead",
+    "graph_overhead",
+    "executor",
+    "model_latency",
+    "grappler_scaling",
     "data_pipeline",
+    "checkpoint_io",
 ]
 
 

@@ -32,7 +32,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 OURS, THEIRS = "modtensor.", "tensorflow."
-TF_PROTO_PACKAGES = ("tensorflow.core.framework", "tensorflow.core.protobuf", "tensorflow.core.grappler.costs")
+TF_PROTO_PACKAGES = (
+    "tensorflow.core.framework",
+    "tensorflow.core.protobuf",
+    "tensorflow.core.grappler.costs",
+    "tensorflow.python.training",  # checkpoint_state.proto
+)
 
 
 @dataclass

@@ -72,6 +72,7 @@ __all__ = [
     "DeviceSpec",
     "Graph",
     "GraphDef",
+    "Module",  # noqa: F822 - loaded on first use (module __getattr__)
     "RaggedTensor",
     "Tensor",
     "TensorArray",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -138,9 +139,11 @@ __all__ = [
     "raw_ops",  # noqa: F822
     "reduce_logsumexp",  # noqa: F822
     "resource",
+    "saved_model",  # noqa: F822
     "string",
     "strings",
     "sysconfig",
+    "train",  # noqa: F822
     "uint16",
     "uint32",
     "uint64",
@@ -173,6 +176,9 @@ _LAZY = {
     "init_scope": ("modtensor.api.variables", "init_scope"),
     "optimizers": ("modtensor.optimizers", None),
     "raw_ops": ("modtensor.raw_ops", None),
+    "Module": ("modtensor.api.module", "Module"),
+    "train": ("modtensor.train", None),
+    "saved_model": ("modtensor.saved_model", None),
     "reduce_logsumexp": ("modtensor.api.losses", "reduce_logsumexp"),
     "TensorArray": ("modtensor.api.tensor_array_ops", "TensorArray"),
     "TensorArraySpec": ("modtensor.api.tensor_array_ops", "TensorArraySpec"),
@@ -191,7 +197,6 @@ _LAZY = {
     # tf.data input pipelines, tf.io records and example parsing, tf.train protos (issue 13)
     "data": ("modtensor.data", None),
     "io": ("modtensor.io", None),
-    "train": ("modtensor.train", None),
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
     "numpy_function": ("modtensor.api.script_ops", "numpy_function"),
     "py_function": ("modtensor.api.script_ops", "py_function"),

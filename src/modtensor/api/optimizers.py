@@ -25,6 +25,7 @@ from typing import Any
 from modtensor.api import math_ops
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import convert_to_tensor
+from modtensor.api.trackable import ListWrapper, Trackable
 from modtensor.api.variables import Variable, init_scope
 from modtensor.framework import dtypes
 
@@ -46,9 +47,14 @@ def _auto_name(cls_name: str) -> str:
     return snake if count == 0 else f"{snake}_{count}"
 
 
-class Optimizer:
+class Optimizer(Trackable):
     """Keras 3's optimizer base: learning rate (float, schedule or callable), iterations, slots, clipping,
-    weight decay. Subclasses define ``build`` (their slot variables) and ``update_step``."""
+    weight decay. Subclasses define ``build`` (their slot variables) and ``update_step``.
+
+    Trackable with Keras 3's checkpoint keys (``optimizer/_iterations``, ``optimizer/_learning_rate``,
+    ``optimizer/_variables/<i>`` for the slots in creation order): a checkpoint restored before the
+    first ``apply_gradients`` fills the slots when ``build`` makes them (deferred restoration).
+    """
 
     def __init__(
         self,
@@ -85,7 +91,7 @@ class Optimizer:
         self.loss_scale_factor = loss_scale_factor
         self.built = False
         self._slots: dict[Any, dict[str, Variable]] = {}  # variable ref -> slot name -> slot variable
-        self._variables: list[Variable] = []
+        self._variables: list[Variable] = ListWrapper()  # slots appended here get deferred restorations
         self._trainable_variables: list[Variable] = []
         # The step count and learning rate are host scalars (a device plugin need not have int64 kernels).
         with init_scope(), _host_device():
@@ -104,6 +110,17 @@ class Optimizer:
                     learning_rate, name=f"{self.name}/learning_rate", dtype=dtypes.float32, trainable=False
                 )
                 self._variables.append(self._learning_rate)
+
+    def _trackable_children(self, save_type: str = "checkpoint") -> dict[str, Any]:
+        """Keras 3's tracked attributes: ``_iterations``, ``_learning_rate``, ``_variables``,
+        ``_trainable_variables``."""
+        del save_type
+        children: dict[str, Any] = {"_iterations": self._iterations}
+        if isinstance(self._learning_rate, Variable):
+            children["_learning_rate"] = self._learning_rate
+        children["_variables"] = self._variables
+        children["_trainable_variables"] = ListWrapper(self._trainable_variables)
+        return children
 
     # ------------------------------------------------------------------ state
 

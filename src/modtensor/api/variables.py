@@ -32,6 +32,7 @@ import numpy as np
 
 from modtensor.api import context
 from modtensor.api.dispatch import apply_op
+from modtensor.api.trackable import Trackable
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
 from modtensor.framework.tensor import OVERLOADABLE_OPERATORS, Tensor
@@ -128,7 +129,7 @@ def _shape_text(shape: tensor_shape.TensorShape) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
 
 
-class Variable:
+class Variable(Trackable):
     """``tf.Variable``: a mutable tensor in a resource; see the module docstring for the modes."""
 
     _in_graph_mode = False
@@ -248,6 +249,45 @@ class Variable:
             graph.add_to_collections(
                 [GLOBAL_VARIABLES, TRAINABLE_VARIABLES] if self._trainable else [GLOBAL_VARIABLES], self
             )
+
+    # ------------------------------------------------------------------ checkpoints (Trackable)
+
+    def _serialize_to_tensors(self) -> dict[str, Any]:
+        """The value, saved under TF's attribute name ``VARIABLE_VALUE``."""
+        if not _executing_eagerly():
+            raise NotImplementedError(
+                f"Saving variable {self.name} of a v1 graph with tf.train.Checkpoint: use "
+                "tf.compat.v1.train.Saver in Session programs"
+            )
+        return {"VARIABLE_VALUE": np.asarray(self.value())}
+
+    def _check_restore(self, tensors: dict[str, Any], key_of: Callable[[str], str]) -> None:
+        """TF's errors for a saved value of another dtype or shape (raised before anything is assigned)."""
+        value = tensors.get("VARIABLE_VALUE")
+        if value is None:
+            return
+        saved_dtype = dtypes.as_dtype(value.dtype) if value.dtype != np.object_ else dtypes.string
+        if saved_dtype != self._dtype:
+            from modtensor.framework import errors
+
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"tensor_name = {key_of('VARIABLE_VALUE')}; expected dtype {self._dtype.name} does not equal original "
+                f"dtype {saved_dtype.name}",
+            )
+        if not self._shape.is_compatible_with(tensor_shape.TensorShape(value.shape)):
+            raise ValueError(
+                f"Received incompatible tensor with shape {tuple(value.shape)} when attempting to restore variable "
+                f"with shape {tuple(self._shape.as_list()) if self._shape.rank is not None else None} and name "
+                f"{self.name}. (checkpoint key {key_of('VARIABLE_VALUE')})"
+            )
+
+    def _restore_from_tensors(self, tensors: dict[str, Any]) -> None:
+        """Assign the saved value (checked by ``_check_restore`` first)."""
+        value = tensors.get("VARIABLE_VALUE")
+        if value is not None:
+            self.assign(value, read_value=False)
 
     # ------------------------------------------------------------------ properties
 

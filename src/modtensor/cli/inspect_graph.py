@@ -18,8 +18,14 @@ from modtensor.framework import errors
 
 def add_parser(sub: Any) -> None:
     """Register the ``inspect`` subcommand."""
-    p = sub.add_parser("inspect", help="summarize a GraphDef (.pb or .pbtxt) with its static shapes")
-    p.add_argument("model", help="path of a GraphDef file, binary (.pb) or text (.pbtxt)")
+    p = sub.add_parser(
+        "inspect", help="summarize a GraphDef (.pb or .pbtxt) with its static shapes, or a SavedModel's signatures"
+    )
+    p.add_argument(
+        "model",
+        help="path of a GraphDef file, binary (.pb) or text (.pbtxt), or a SavedModel directory (printed like "
+        "`saved_model_cli show --all`)",
+    )
     p.add_argument("--nodes", action="store_true", help="list every node with its output shapes")
     p.set_defaults(func=run)
 
@@ -64,6 +70,15 @@ def summarize(graph: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary of one model; return the exit status."""
+    from modtensor.cli import saved_model_cli
+
+    if saved_model_cli.is_saved_model(args.model):
+        try:
+            print(saved_model_cli.show_all(args.model), end="")
+        except OSError as e:
+            print(f"modtensor inspect: error: {e}", file=sys.stderr)
+            return 1
+        return 0
     try:
         graph = load(args.model)
     except errors.OpError as e:

@@ -1,4 +1,8 @@
-"""``modtensor run MODEL --input NAME=FILE.npy ...``: run a GraphDef on inputs from .npy files.
+"""``modtensor run MODEL --input NAME=FILE.npy ...``: run a GraphDef, or a SavedModel's signature, on .npy inputs.
+
+A SavedModel directory is loaded (``tf.saved_model.load``) and its ``--signature`` (default
+``serving_default``) is called with the inputs by key (``--input x=FILE.npy``); see
+``cli/saved_model_cli.py``.
 
 The model (binary ``.pb`` or text ``.pbtxt``) is imported into a Graph, which
 validates it and infers static shapes, and run through a ``Session``. Outputs are
@@ -26,8 +30,13 @@ _PREVIEW = 6  # values shown per output
 
 def add_parser(sub: Any) -> None:
     """Register the ``run`` subcommand."""
-    p = sub.add_parser("run", help="run a GraphDef (.pb or .pbtxt) on inputs from .npy files")
-    p.add_argument("model", help="path of a GraphDef file, binary (.pb) or text (.pbtxt)")
+    p = sub.add_parser("run", help="run a GraphDef (.pb or .pbtxt) or a SavedModel signature on inputs from .npy files")
+    p.add_argument("model", help="path of a GraphDef file, binary (.pb) or text (.pbtxt), or a SavedModel directory")
+    p.add_argument(
+        "--signature",
+        metavar="NAME",
+        help="SavedModel only: the signature to call (default: serving_default)",
+    )
     p.add_argument(
         "--input",
         action="append",
@@ -126,7 +135,7 @@ def summarize(value: np.ndarray) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load, feed, run and report one model; return the exit status."""
-    from modtensor.cli import progress
+    from modtensor.cli import progress, saved_model_cli
     from modtensor.framework.protos import config_pb2
     from modtensor.plugin import load_library
     from modtensor.runtime.session import Session
@@ -134,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
     feeds = parse_inputs(args.input)
     for path in args.plugin:
         load_library(path)
+    if saved_model_cli.is_saved_model(args.model):
+        return saved_model_cli.run_signature(args, feeds)
+    if args.signature:
+        raise ValueError(f"--signature applies to SavedModel directories; {args.model} is not one")
     graph = load(args.model)
     feed_tensors = {_resolve(graph, name, "--input"): value for name, value in feeds.items()}
     fetches = [_resolve(graph, name, "--output") for name in args.output] or default_outputs(graph)

@@ -294,3 +294,9 @@ class AdamOptimizer(Optimizer):
             update1 = beta1_power.assign(math_ops.multiply(beta1_power, self._beta1_t), read_value=False)
             update2 = beta2_power.assign(math_ops.multiply(beta2_power, self._beta2_t), read_value=False)
         return _group([*update_ops, update1, update2], name)
+
+
+# Name-based checkpoints (compat/v1_saver.py) and the checkpoint helpers TF 1 has under tf.train.
+from modtensor.compat.v1_saver import Saver, get_checkpoint_state, latest_checkpoint  # noqa: E402
+
+__all__ += ["Saver", "get_checkpoint_state", "latest_checkpoint"]
