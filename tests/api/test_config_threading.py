@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import modtensor as tf
-from modtensor.runtime import intra_op
+from modtensor.runtime import inter_op, intra_op
 from modtensor.runtime.kernel_registry import global_kernel_registry
 
 
@@ -29,6 +29,7 @@ def test_settings_round_trip_and_reach_the_native_pool() -> None:
     tf.config.threading.set_inter_op_parallelism_threads(3)
     assert tf.config.threading.get_intra_op_parallelism_threads() == 1
     assert tf.config.threading.get_inter_op_parallelism_threads() == 3
+    assert inter_op.get_inter_op_parallelism_threads() == 3  # the executor's pool reads it
     assert intra_op.native_threads() == 1
     x = tf.constant([[1.0, 2.0]])
     assert (tf.matmul(x, x, transpose_b=True).numpy() == [[5.0]]).all()
@@ -39,3 +40,5 @@ def test_settings_round_trip_and_reach_the_native_pool() -> None:
 def test_negative_thread_counts_are_refused() -> None:
     with pytest.raises(ValueError, match="must be >= 0"):
         tf.config.threading.set_intra_op_parallelism_threads(-1)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        tf.config.threading.set_inter_op_parallelism_threads(-2)

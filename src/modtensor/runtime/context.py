@@ -21,13 +21,11 @@ __all__ = [
     "enable_eager_execution",
     "add_threading_listener",
     "global_seed",
-    "inter_op_parallelism_threads",
     "internal_operation_seed",
     "intra_op_parallelism_threads",
     "set_eager_device_scope",
     "set_eager_name_scope",
     "set_global_seed",
-    "set_inter_op_parallelism_threads",
     "set_intra_op_parallelism_threads",
 ]
 
@@ -125,42 +123,29 @@ def internal_operation_seed() -> int:
 
 # ----------------------------------------------------------------------------- threads
 
-# TensorFlow's two thread settings (tf.config.threading); 0 means "the system picks" (every core).
-# intra-op: the threads one kernel may use (the native CPU kernels' pool, which also drives BLAS);
-# inter-op: how many kernels the executor may run at once.
-_threading = {"intra_op": 0, "inter_op": 0}
+# TensorFlow's intra-op setting (tf.config.threading): the threads one kernel may use, 0 meaning "the
+# system picks" (every core); the native CPU kernels' pool follows it (runtime/intra_op.py). The
+# inter-op setting lives with the executor's pool (runtime/inter_op.py).
+_intra_op = 0
 _threading_listeners: list = []
 
 
 def intra_op_parallelism_threads() -> int:
     """The number of threads one op may use (0: every core), as ``tf.config.threading`` reports it."""
-    return _threading["intra_op"]
-
-
-def inter_op_parallelism_threads() -> int:
-    """The number of ops the executor may run at once (0: the system picks)."""
-    return _threading["inter_op"]
-
-
-def _set_threads(which: str, num_threads: int) -> None:
-    num_threads = int(num_threads)
-    if num_threads < 0:
-        raise ValueError(f"The number of threads must be >= 0, got {num_threads}")
-    _threading[which] = num_threads
-    for listener in list(_threading_listeners):
-        listener(which, num_threads)
+    return _intra_op
 
 
 def set_intra_op_parallelism_threads(num_threads: int) -> None:
     """Set the threads one op may use (0: every core); applies to the next op that runs."""
-    _set_threads("intra_op", num_threads)
-
-
-def set_inter_op_parallelism_threads(num_threads: int) -> None:
-    """Set how many ops may run at once (0: the system picks); the executor reads it when it starts a step."""
-    _set_threads("inter_op", num_threads)
+    global _intra_op
+    num_threads = int(num_threads)
+    if num_threads < 0:
+        raise ValueError(f"The number of threads must be >= 0, got {num_threads}")
+    _intra_op = num_threads
+    for listener in list(_threading_listeners):
+        listener("intra_op", num_threads)
 
 
 def add_threading_listener(listener) -> None:  # noqa: ANN001 - Callable[[str, int], None]
-    """Call ``listener(which, num_threads)`` ("intra_op"/"inter_op") whenever a setting changes."""
+    """Call ``listener("intra_op", num_threads)`` whenever the intra-op setting changes."""
     _threading_listeners.append(listener)
