@@ -1,9 +1,11 @@
 """End-to-end latency of TensorFlow-exported models through ``Session.run``, modtensor beside TensorFlow.
 
-Models: the golden models (``examples/models``) and every folder named in
-``MODTENSOR_BENCH_MODELS`` (``os.pathsep``-separated; each with a ``manifest.json`` in the
-format of ``examples/models/manifest.json``: the keras.applications set and the transformer
-encoder that ``tools/make_golden_keras_models.py`` writes, or frozen models of your own).
+Models: the golden models (``examples/models``); the Keras models of
+``tests/golden/keras_models`` (the keras.applications set and a transformer encoder exported by
+``tools/make_golden_keras_models.py``, expanded to full frozen graphs with ``tests/keras_golden.py``;
+``--no-keras`` leaves them out); and every folder named in ``MODTENSOR_BENCH_MODELS``
+(``os.pathsep``-separated, each with a ``manifest.json`` in the format of
+``examples/models/manifest.json``).
 Each ``NAME.pb`` is imported into a fresh graph with the TensorFlow API (``compat.v1.GraphDef``,
 ``import_graph_def``, ``compat.v1.Session``) and run on the recorded inputs of ``NAME.io.npz``
 at each recorded batch size. modtensor's outputs are checked against TF's recorded ones first
@@ -48,6 +50,40 @@ def model_folders() -> list[Path]:
     """The golden models' folder, then those of ``MODTENSOR_BENCH_MODELS``."""
     extra = [Path(p) for p in os.environ.get("MODTENSOR_BENCH_MODELS", "").split(os.pathsep) if p]
     return [MODELS, *extra]
+
+
+def keras_folder(scratch: Path, only: list[str] | None = None) -> Path | None:
+    """The Keras golden models written out as frozen .pb files, inputs and TF's outputs, with a manifest."""
+    tests = HERE.parent / "tests"
+    if not (tests / "keras_golden.py").exists():
+        return None
+    sys.path.insert(0, str(tests))
+    import keras_golden
+
+    from modtensor.framework.protos import graph_pb2
+
+    folder = scratch / "keras_models"
+    folder.mkdir(exist_ok=True)
+    models = {}
+    for name, info in sorted(keras_golden.manifest()["models"].items()):
+        if (only and name not in only) or any(i["dtype"] == "string" for i in info["inputs"]):
+            continue
+        (folder / f"{name}.pb").write_bytes(
+            keras_golden.full_graph_def(name, graph_pb2.GraphDef).SerializeToString(deterministic=True)
+        )
+        arrays = {}
+        for batch in info["batches"]:
+            arrays.update({f"b{batch}/in/{k}": v for k, v in keras_golden.inputs(name, batch).items()})
+            arrays.update({f"b{batch}/out/{k}": v for k, v in keras_golden.outputs(name, batch).items()})
+        np.savez(folder / f"{name}.io.npz", **arrays)
+        models[name] = {
+            "inputs": [{"name": i["name"]} for i in info["inputs"]],
+            "outputs": [{"name": o["name"]} for o in info["outputs"]],
+            "batches": info["batches"],
+            "num_nodes": info["nodes"],
+        }
+    (folder / "manifest.json").write_text(json.dumps({"models": models}))
+    return folder
 
 
 def tf_python() -> str | None:
@@ -116,16 +152,25 @@ def _number(fn: Any, target_s: float) -> int:
     return max(1, int(target_s / max(time.perf_counter() - start, 1e-6)))
 
 
-def run(env: Environment, only: list[str] | None = None) -> list[Row]:
-    """One row per model and batch: Session.run latency of modtensor and (when available) TensorFlow."""
+def run(env: Environment, only: list[str] | None = None, keras: bool = False) -> list[Row]:
+    """One row per model and batch: Session.run latency of modtensor and (when available) TensorFlow.
+
+    modtensor runs with its own kernels: binary TensorFlow plugins installed in the venv (ITEX, measured by
+    itex_models.py) are left out unless MODTENSOR_NO_TF_PLUGINS is set to 0.
+    """
+    os.environ.setdefault("MODTENSOR_NO_TF_PLUGINS", "1")
     import modtensor
 
     python = tf_python()
     worker = TensorFlowWorker(python) if python is not None else None
     rows = []
     scratch = Path(tempfile.mkdtemp(prefix="mt_bench_"))
+    folders = model_folders()
+    if keras:
+        found = keras_folder(scratch, only)
+        folders += [found] if found is not None else []
     try:
-        for folder in model_folders():
+        for folder in folders:
             manifest = json.loads((folder / "manifest.json").read_text())
             for name, model in sorted(manifest["models"].items()):
                 if only and name not in only:
@@ -195,10 +240,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", action="append", help="model name (repeatable)")
+    parser.add_argument("--no-keras", action="store_true", help="leave the Keras golden models out")
     args = parser.parse_args()
     from run import format_table
 
-    rows = run(Environment(tensorflow=None, quick=args.quick), only=args.only)
+    rows = run(Environment(tensorflow=None, quick=args.quick), only=args.only, keras=not args.no_keras)
     print(format_table(rows, tensorflow_installed=tf_python() is not None))
 
 

@@ -236,3 +236,26 @@ def test_keras_dense_on_rank_3_inputs_fuses_bias_scale_and_gelu_through_its_resh
     assert kinds["d2/ba"] == "_FusedMatMul" and kinds["scale"] == "Reshape"  # gamma folded into the weights
     assert not any(k in ("Erfc", "Neg", "BiasAdd", "Mul") for k in kinds.values())
     same_numbers(before, after, ["out:0"], {"x:0": rand(2, 3, 6)}, rtol=1e-5)
+
+
+def test_constants_read_through_identity_fold_and_fuse() -> None:
+    """A frozen Keras graph reads weights and batch-norm factors through Identity (ReadVariableOp) nodes."""
+    from modtensor.grappler.passes.constant_folding import ConstantFolding
+
+    from .support import context
+
+    def model():
+        x = placeholder("x", [1, 5, 5, 2])
+        w = op("Identity", "w/read", input=const(rand(3, 3, 2, 4), "w"))
+        y = op("Conv2D", "c", input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME")
+        var = op("Identity", "var/read", input=const(np.abs(rand(4)) + 0.5, "var"))
+        scale = op("Mul", "bn/mul", x=op("Rsqrt", "bn/rsqrt", x=var), y=const(rand(4), "gamma"))
+        op("Relu", "out", features=op("Mul", "bn/mul_1", x=y, y=scale))
+
+    before = build(model)
+    item = GrapplerItem(before, fetches=("out:0",))
+    folded = ConstantFolding().optimize(item, context())
+    assert ops(folded)["bn/mul"] == "Const"
+    after = apply_pass(Remapper, folded, ["out:0"])
+    assert node(after, "out").op == "_FusedConv2D" and node(after, "out").attr["_modtensor_const_weights"].b
+    same_numbers(before, after, ["out:0"], {"x:0": rand(1, 5, 5, 2)}, rtol=1e-5)

@@ -126,12 +126,29 @@ class _Rewrite:
     def on_cpu(self, node: node_def_pb2.NodeDef) -> bool:
         return _on_cpu(node.device, self.only_cpu)
 
-    def const(self, text: str) -> np.ndarray | None:
-        """The value of a Const input (output 0), decoded once per run."""
+    def const_node(self, text: str) -> node_def_pb2.NodeDef | None:
+        """The Const a tensor reads, through Identity-like nodes (a frozen variable read), or None."""
         source, index = parse(text)
-        node = self.view.nodes.get(source)
-        if node is None or node.op != "Const" or index != 0 or source in self.view.removed:
+        for _ in range(8):
+            node = self.view.nodes.get(source)
+            if node is None or index != 0 or source in self.view.removed:
+                return None
+            if node.op == "Const":
+                return node
+            if node.op not in ("Identity", "Snapshot", "StopGradient"):
+                return None
+            data = self.view.data_inputs(node)
+            if len(data) != 1:
+                return None
+            source, index = parse(data[0])
+        return None
+
+    def const(self, text: str) -> np.ndarray | None:
+        """The value of a Const input (output 0, through Identity-like nodes), decoded once per run."""
+        node = self.const_node(text)
+        if node is None:
             return None
+        source = node.name
         if source not in self._consts:
             try:
                 self._consts[source] = tensor_proto.make_ndarray(node.attr["value"].tensor)
@@ -177,8 +194,7 @@ class _Rewrite:
         data = self.view.data_inputs(node)
         if len(data) < 2 or not self.on_cpu(node):
             return
-        source = self.view.nodes.get(parse(data[1])[0])
-        if source is not None and source.op == "Const" and parse(data[1])[1] == 0:
+        if self.const_node(data[1]) is not None:
             node.attr[CONST_WEIGHTS_ATTR].b = True
 
     def bypass_identity_n(self, node: node_def_pb2.NodeDef) -> None:
