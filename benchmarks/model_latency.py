@@ -15,7 +15,9 @@ TensorFlow runs in a subprocess (``benchmarks/tf_worker.py``) with the interpret
 ``MODTENSOR_TF_PYTHON`` (default ``/work/tfvenv/bin/python`` when it exists), so modtensor
 never imports it; without one the TensorFlow column is empty and the note says why. The
 samples of both are interleaved in time (modtensor, TensorFlow, modtensor, ...), so a burst
-of outside load hits both; the times are medians.
+of outside load hits both; the times are medians. The note adds the CPU time per call (all
+threads, user + system) of both: on a machine shared with other jobs the wall time depends on
+how much of the cores each process gets, the CPU time measures the work itself.
 
     python benchmarks/model_latency.py [--quick] [--only NAME ...]
 """
@@ -26,6 +28,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -146,6 +149,12 @@ def relative_error(outputs: list[Any], expected: list[np.ndarray]) -> float:
     return worst
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process, all threads (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _number(fn: Any, target_s: float) -> int:
     start = time.perf_counter()
     fn()
@@ -217,18 +226,26 @@ def _model_rows(env: Environment, modtensor: Any, worker: TensorFlowWorker | Non
             once = worker.ask(op="time", name=name, batch=batch, number=1)["seconds"]
             number_tf = max(1, int(target / max(once, 1e-6)))
         repeats = 5 if env.quick else 11
+        mt_cpu, tf_cpu = [], []
         for _ in range(repeats):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _cpu_seconds()
             for _ in range(number_mt):
                 run_mt()
             mt_samples.append((time.perf_counter() - start) / number_mt)
+            mt_cpu.append((_cpu_seconds() - cpu) / number_mt)
             if worker is not None:
-                tf_samples.append(worker.ask(op="time", name=name, batch=batch, number=number_tf)["seconds"])
+                answer = worker.ask(op="time", name=name, batch=batch, number=number_tf)
+                tf_samples.append(answer["seconds"])
+                tf_cpu.append(answer["cpu_seconds"])
         mt_s = statistics.median(mt_samples)
         tf_s = statistics.median(tf_samples) if tf_samples else None
         note = f"{model.get('num_nodes', '?')} nodes; max rel. error vs TF {error:.1e}"
         if tf_samples:
-            note += f"; best-of ratio {min(mt_samples) / min(tf_samples):.2f}x"
+            note += (
+                f"; best-of ratio {min(mt_samples) / min(tf_samples):.2f}x; CPU time per call "
+                f"{statistics.median(mt_cpu) * 1e3:.3g} / {statistics.median(tf_cpu) * 1e3:.3g} ms = "
+                f"{statistics.median(mt_cpu) / max(statistics.median(tf_cpu), 1e-9):.2f}x"
+            )
         else:
             note += "; TensorFlow not run (set MODTENSOR_TF_PYTHON to an interpreter with TensorFlow)"
         rows.append(Row(BENCHMARK, f"{name}, batch {batch}", mt_s, None, tf_s, note=note))
