@@ -15,6 +15,9 @@ Five C libraries are built with the package:
   plugins list as NEEDED (csrc/compat), depending on the shim; loaded before plugins.
 - ``modtensor/runtime/_plan_runner``: the executor's straight-line plan loop in C (csrc/plan), a
   CPython extension of its own; without it the executor runs the same loop in Python.
+- ``modtensor/lib/libmodtensor_cpu_kernels.so``: the native CPU kernels (csrc/cpu_kernels), a
+  plugin like any other (``TF_InitKernel``) that the runtime loads as a built-in plugin at
+  first use; it links the shim. Without it the numpy kernels serve every op.
 
 The C headers under include/ are installed as ``modtensor/include`` so that
 ``modtensor.sysconfig.get_include()`` works from an installed package, and the golden models of
@@ -35,6 +38,8 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 SHIM = "modtensor.lib.libmodtensor_framework"
 SHIM_FILE = "libmodtensor_framework.so"
+CPU_KERNELS = "modtensor.lib.libmodtensor_cpu_kernels"
+CPU_KERNELS_FILE = "libmodtensor_cpu_kernels.so"
 BRIDGE = "modtensor.plugin.native._bridge"
 PLAN_RUNNER = "modtensor.runtime._plan_runner"
 COMPAT = "modtensor.lib._pywrap_tensorflow_internal"
@@ -52,7 +57,7 @@ class BuildNative(build_ext):
 
     def get_ext_filename(self, fullname: str) -> str:
         # Called with the full dotted name or only its last part, depending on the caller.
-        for dotted, file in ((SHIM, SHIM_FILE), (COMPAT, COMPAT_FILE)):
+        for dotted, file in ((SHIM, SHIM_FILE), (COMPAT, COMPAT_FILE), (CPU_KERNELS, CPU_KERNELS_FILE)):
             if fullname in (dotted, dotted.rpartition(".")[2]):
                 filename = super().get_ext_filename(fullname)
                 return os.path.join(os.path.dirname(filename), file)
@@ -108,6 +113,9 @@ class BuildNative(build_ext):
         self.build_extension(bridge)
         compat.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
         self.build_extension(compat)
+        kernels = by_name[CPU_KERNELS]
+        kernels.library_dirs.append(os.path.dirname(self.get_ext_fullpath(SHIM)))
+        self.build_extension(kernels)
         plan_runner = by_name[PLAN_RUNNER]
         plan_runner.include_dirs.append(numpy.get_include())
         self.build_extension(plan_runner)
@@ -145,6 +153,16 @@ setup(
             libraries=[f":{SHIM_FILE}"],
             extra_compile_args=[*WARNINGS, "-O2"],
             extra_link_args=["-Wl,-rpath,$ORIGIN/../../lib", "-pthread"],
+            optional=True,
+        ),
+        # The native CPU kernels (csrc/cpu_kernels), loaded by the runtime as a built-in plugin.
+        Extension(
+            CPU_KERNELS,
+            sources=_sources("cpu_kernels"),
+            include_dirs=["include"],
+            libraries=[f":{SHIM_FILE}", "m", "dl"],
+            extra_compile_args=[*WARNINGS, "-O3"],
+            extra_link_args=["-Wl,-rpath,$ORIGIN", "-pthread"],
             optional=True,
         ),
         # The executor's plan loop in C (csrc/plan); the executor runs its Python loop without it.

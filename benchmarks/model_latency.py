@@ -1,26 +1,133 @@
-"""End-to-end latency of the golden TensorFlow-exported models (``examples/models``) through Session.run.
+"""End-to-end latency of TensorFlow-exported models through ``Session.run``, modtensor beside TensorFlow.
 
-Each model's ``NAME.pb`` is imported into a fresh graph with the TensorFlow API
-(``compat.v1.GraphDef``, ``import_graph_def``, ``compat.v1.Session``), the same code for
-modtensor and for TensorFlow, and run on the recorded inputs of ``NAME.io.npz`` at
-batch 1 and 8. modtensor's outputs are checked against TF's recorded ones first.
+Models: the golden models (``examples/models``); the Keras models of
+``tests/golden/keras_models`` (the keras.applications set and a transformer encoder exported by
+``tools/make_golden_keras_models.py``, expanded to full frozen graphs with ``tests/keras_golden.py``;
+``--no-keras`` leaves them out); and every folder named in ``MODTENSOR_BENCH_MODELS``
+(``os.pathsep``-separated, each with a ``manifest.json`` in the format of
+``examples/models/manifest.json``).
+Each ``NAME.pb`` is imported into a fresh graph with the TensorFlow API (``compat.v1.GraphDef``,
+``import_graph_def``, ``compat.v1.Session``) and run on the recorded inputs of ``NAME.io.npz``
+at each recorded batch size. modtensor's outputs are checked against TF's recorded ones first
+(max |error| over max |TF's output|, per output).
+
+TensorFlow runs in a subprocess (``benchmarks/tf_worker.py``) with the interpreter of
+``MODTENSOR_TF_PYTHON`` (default ``/work/tfvenv/bin/python`` when it exists), so modtensor
+never imports it; without one the TensorFlow column is empty and the note says why. The
+samples of both are interleaved in time (modtensor, TensorFlow, modtensor, ...), so a burst
+of outside load hits both; the times are medians. The note adds the CPU time per call (all
+threads, user + system) of both: on a machine shared with other jobs the wall time depends on
+how much of the cores each process gets, the CPU time measures the work itself.
+
+    python benchmarks/model_latency.py [--quick] [--only NAME ...]
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
-from timing import Environment, Row, measure_interleaved
 
-MODELS = Path(__file__).resolve().parent.parent / "examples" / "models"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import Environment, Row  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+MODELS = HERE.parent / "examples" / "models"
 BENCHMARK = "model latency (Session.run)"
+DEFAULT_TF_PYTHON = "/work/tfvenv/bin/python"
 
 
-def _session(tf: ModuleType, pb: bytes) -> Any:
+def model_folders() -> list[Path]:
+    """The golden models' folder, then those of ``MODTENSOR_BENCH_MODELS``."""
+    extra = [Path(p) for p in os.environ.get("MODTENSOR_BENCH_MODELS", "").split(os.pathsep) if p]
+    return [MODELS, *extra]
+
+
+def keras_folder(scratch: Path, only: list[str] | None = None) -> Path | None:
+    """The Keras golden models written out as frozen .pb files, inputs and TF's outputs, with a manifest."""
+    tests = HERE.parent / "tests"
+    if not (tests / "keras_golden.py").exists():
+        return None
+    sys.path.insert(0, str(tests))
+    import keras_golden
+
+    from modtensor.framework.protos import graph_pb2
+
+    folder = scratch / "keras_models"
+    folder.mkdir(exist_ok=True)
+    models = {}
+    for name, info in sorted(keras_golden.manifest()["models"].items()):
+        if (only and name not in only) or any(i["dtype"] == "string" for i in info["inputs"]):
+            continue
+        (folder / f"{name}.pb").write_bytes(
+            keras_golden.full_graph_def(name, graph_pb2.GraphDef).SerializeToString(deterministic=True)
+        )
+        arrays = {}
+        for batch in info["batches"]:
+            arrays.update({f"b{batch}/in/{k}": v for k, v in keras_golden.inputs(name, batch).items()})
+            arrays.update({f"b{batch}/out/{k}": v for k, v in keras_golden.outputs(name, batch).items()})
+        np.savez(folder / f"{name}.io.npz", **arrays)
+        models[name] = {
+            "inputs": [{"name": i["name"]} for i in info["inputs"]],
+            "outputs": [{"name": o["name"]} for o in info["outputs"]],
+            "batches": info["batches"],
+            "num_nodes": info["nodes"],
+        }
+    (folder / "manifest.json").write_text(json.dumps({"models": models}))
+    return folder
+
+
+def tf_python() -> str | None:
+    """The interpreter that runs TensorFlow's side, or None."""
+    path = os.environ.get("MODTENSOR_TF_PYTHON") or (DEFAULT_TF_PYTHON if Path(DEFAULT_TF_PYTHON).exists() else "")
+    return path or None
+
+
+class TensorFlowWorker:
+    """A TensorFlow subprocess (tf_worker.py) that loads models and times Session.run on request."""
+
+    def __init__(self, python: str):
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+        self.process = subprocess.Popen(
+            [python, str(HERE / "tf_worker.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+
+    def ask(self, **request: Any) -> dict:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the TensorFlow worker stopped")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError, BrokenPipeError, OSError):
+            self.ask(op="quit")
+        self.process.wait(timeout=30)
+
+
+def _session(tf: Any, pb: bytes) -> Any:
     graph_def = tf.compat.v1.GraphDef()
     graph_def.ParseFromString(pb)
     graph = tf.Graph()
@@ -29,49 +136,134 @@ def _session(tf: ModuleType, pb: bytes) -> Any:
     return tf.compat.v1.Session(graph=graph)
 
 
-def _max_error(outputs: list[Any], expected: list[np.ndarray]) -> float:
-    """Max abs error relative to the output's scale (max |expected|, at least 1), over all outputs."""
+def relative_error(outputs: list[Any], expected: list[np.ndarray]) -> float:
+    """Max over outputs of max |got - TF's| / max |TF's| (integer outputs: 0 or 1 for any difference)."""
     worst = 0.0
     for got, want in zip(outputs, expected, strict=True):
         got = np.asarray(got)
         if want.dtype.kind in "biu":
             worst = max(worst, float(np.any(got != want)))
-            continue
-        scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
-        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))) / scale if want.size else 0.0)
+        elif want.size:
+            scale = float(np.max(np.abs(want))) or 1.0
+            worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))) / scale)
     return worst
 
 
-def run(env: Environment) -> list[Row]:
-    """One row per model and batch: Session.run latency for modtensor and (when installed) TensorFlow."""
+def _cpu_seconds() -> float:
+    """CPU time of this process, all threads (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _number(fn: Any, target_s: float) -> int:
+    start = time.perf_counter()
+    fn()
+    return max(1, int(target_s / max(time.perf_counter() - start, 1e-6)))
+
+
+def run(env: Environment, only: list[str] | None = None, keras: bool = False) -> list[Row]:
+    """One row per model and batch: Session.run latency of modtensor and (when available) TensorFlow.
+
+    modtensor runs with its own kernels: binary TensorFlow plugins installed in the venv (ITEX, measured by
+    itex_models.py) are left out unless MODTENSOR_NO_TF_PLUGINS is set to 0.
+    """
+    os.environ.setdefault("MODTENSOR_NO_TF_PLUGINS", "1")
     import modtensor
 
-    manifest = json.loads((MODELS / "manifest.json").read_text())
+    python = tf_python()
+    worker = TensorFlowWorker(python) if python is not None else None
     rows = []
-    for name, model in sorted(manifest["models"].items()):
-        pb = (MODELS / f"{name}.pb").read_bytes()
-        io = np.load(MODELS / f"{name}.io.npz")
-        fetches = [o["name"] for o in model["outputs"]]
-        mt_session = _session(modtensor, pb)
-        tf_session = _session(env.tensorflow, pb) if env.tensorflow is not None else None
-        for batch in model["batches"]:
-            feeds = {i["name"]: io[f"b{batch}/in/{i['name']}"] for i in model["inputs"]}
-            expected = [io[f"b{batch}/out/{f}"] for f in fetches]
-            error = _max_error(mt_session.run(fetches, feed_dict=feeds), expected)
-            times = measure_interleaved(
-                {
-                    "modtensor": lambda s=mt_session, f=feeds, o=fetches: s.run(o, feed_dict=f),
-                    "tensorflow": None
-                    if tf_session is None
-                    else lambda s=tf_session, f=feeds, o=fetches: s.run(o, feed_dict=f),
-                },
-                repeats=env.repeats,
-            )
-            note = f"{model['num_nodes']} nodes; max rel. error vs TF {error:.1e}"
-            rows.append(
-                Row(BENCHMARK, f"{name}, batch {batch}", times["modtensor"], None, times["tensorflow"], note=note)
-            )
-        mt_session.close()
-        if tf_session is not None:
-            tf_session.close()
+    scratch = Path(tempfile.mkdtemp(prefix="mt_bench_"))
+    folders = model_folders()
+    if keras:
+        found = keras_folder(scratch, only)
+        folders += [found] if found is not None else []
+    try:
+        for folder in folders:
+            manifest = json.loads((folder / "manifest.json").read_text())
+            for name, model in sorted(manifest["models"].items()):
+                if only and name not in only:
+                    continue
+                rows += _model_rows(env, modtensor, worker, folder, name, model, scratch)
+    finally:
+        if worker is not None:
+            worker.close()
     return rows
+
+
+def _model_rows(env: Environment, modtensor: Any, worker: TensorFlowWorker | None, folder: Path, name: str,
+                model: dict, scratch: Path) -> list[Row]:  # fmt: skip
+    pb_path = folder / f"{name}.pb"
+    io = np.load(folder / f"{name}.io.npz")
+    fetches = [o["name"] for o in model["outputs"]]
+    try:
+        session = _session(modtensor, pb_path.read_bytes())
+        batch = model["batches"][0]
+        session.run(fetches, feed_dict={i["name"]: io[f"b{batch}/in/{i['name']}"] for i in model["inputs"]})
+    except Exception as e:  # noqa: BLE001 - a model modtensor cannot run yet is a row saying why
+        reason = str(e).splitlines()[0][:160]
+        return [Row(BENCHMARK, f"{name}", None, None, None, note=f"does not run: {type(e).__name__}: {reason}")]
+    if worker is not None:
+        worker.ask(op="load", name=name, pb=str(pb_path), outputs=fetches)
+    rows = []
+    for batch in model["batches"]:
+        feeds = {i["name"]: io[f"b{batch}/in/{i['name']}"] for i in model["inputs"]}
+        expected = [io[f"b{batch}/out/{f}"] for f in fetches]
+        error = relative_error(session.run(fetches, feed_dict=feeds), expected)
+        run_mt = lambda s=session, f=feeds: s.run(fetches, feed_dict=f)  # noqa: E731
+        for _ in range(2):
+            run_mt()
+        target = 0.05 if env.quick else 0.2
+        number_mt = _number(run_mt, target)
+        mt_samples, tf_samples = [], []
+        if worker is not None:
+            paths = {}
+            for key, value in feeds.items():
+                path = scratch / f"{name}_{batch}_{len(paths)}.npy"
+                np.save(path, value)
+                paths[key] = str(path)
+            worker.ask(op="feed", name=name, batch=batch, feeds=paths)
+            once = worker.ask(op="time", name=name, batch=batch, number=1)["seconds"]
+            number_tf = max(1, int(target / max(once, 1e-6)))
+        repeats = 5 if env.quick else 11
+        mt_cpu, tf_cpu = [], []
+        for _ in range(repeats):
+            start, cpu = time.perf_counter(), _cpu_seconds()
+            for _ in range(number_mt):
+                run_mt()
+            mt_samples.append((time.perf_counter() - start) / number_mt)
+            mt_cpu.append((_cpu_seconds() - cpu) / number_mt)
+            if worker is not None:
+                answer = worker.ask(op="time", name=name, batch=batch, number=number_tf)
+                tf_samples.append(answer["seconds"])
+                tf_cpu.append(answer["cpu_seconds"])
+        mt_s = statistics.median(mt_samples)
+        tf_s = statistics.median(tf_samples) if tf_samples else None
+        note = f"{model.get('num_nodes', '?')} nodes; max rel. error vs TF {error:.1e}"
+        if tf_samples:
+            note += (
+                f"; best-of ratio {min(mt_samples) / min(tf_samples):.2f}x; CPU time per call "
+                f"{statistics.median(mt_cpu) * 1e3:.3g} / {statistics.median(tf_cpu) * 1e3:.3g} ms = "
+                f"{statistics.median(mt_cpu) / max(statistics.median(tf_cpu), 1e-9):.2f}x"
+            )
+        else:
+            note += "; TensorFlow not run (set MODTENSOR_TF_PYTHON to an interpreter with TensorFlow)"
+        rows.append(Row(BENCHMARK, f"{name}, batch {batch}", mt_s, None, tf_s, note=note))
+    session.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", action="append", help="model name (repeatable)")
+    parser.add_argument("--no-keras", action="store_true", help="leave the Keras golden models out")
+    args = parser.parse_args()
+    from run import format_table
+
+    rows = run(Environment(tensorflow=None, quick=args.quick), only=args.only, keras=not args.no_keras)
+    print(format_table(rows, tensorflow_installed=tf_python() is not None))
+
+
+if __name__ == "__main__":
+    main()

@@ -87,6 +87,7 @@ def discover(tree: dict[str, Path], trigger: str, **env: str) -> dict:
     environment.pop("MODTENSOR_NO_PLUGINS", None)
     environment["PYTHONPATH"] = os.pathsep.join([str(tree["site"]), environment.get("PYTHONPATH", "")])
     environment["MODTENSOR_PLUGIN_PATH"] = str(tree["extra"])
+    environment["MODTENSOR_NATIVE_CPU_KERNELS"] = "0"  # the built-in library has its own test below
     environment.update(env)
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, trigger], capture_output=True, text=True, env=environment, timeout=120
@@ -125,3 +126,13 @@ def test_an_unknown_op_lookup_triggers_discovery(plugin_tree):
 def test_modtensor_no_plugins_turns_discovery_off(plugin_tree):
     result = discover(plugin_tree, "kernels", MODTENSOR_NO_PLUGINS="1")
     assert result["records"] == [] and result["ops"] == [] and result["warnings"] == []
+
+
+def test_the_built_in_native_cpu_kernels_load_first_even_without_plugins(plugin_tree):
+    result = discover(plugin_tree, "kernels", MODTENSOR_NO_PLUGINS="1", MODTENSOR_NATIVE_CPU_KERNELS="1")
+    (record,) = result["records"]
+    assert record["name"] == "libmodtensor_cpu_kernels.so" and record["origin"] == "built-in"
+    assert record["error"] is None and "Conv2D (T in [DT_FLOAT])" in record["kernels"]["CPU"]
+    assert result["ops"] == [] and result["warnings"] == []  # it defines no ops, only kernels
+    result = discover(plugin_tree, "kernels")
+    assert [r["name"] for r in result["records"]][0] != "libmodtensor_cpu_kernels.so"  # turned off by the variable

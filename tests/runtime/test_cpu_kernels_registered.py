@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 
 from modtensor.framework import dtypes, errors
-from modtensor.framework.protos import tensor_shape_pb2
+from modtensor.framework.protos import node_def_pb2, tensor_shape_pb2
 from modtensor.framework.tensor_proto import make_tensor_proto
 from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
 from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.kernels.cpu import losses as cpu_losses
 from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
+from modtensor.kernels.cpu.registrations import NATIVE_FALLBACK_OPS, SOURCE
 from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
 from modtensor.kernels.cpu.training_ops import TRAINING_OPS
 from modtensor.runtime import device_factory
@@ -62,12 +63,32 @@ def run(node, inputs):
     return kernel.run(OpKernelContext(kernel, list(inputs)))
 
 
-def test_every_op_function_and_plumbing_op_has_a_cpu_kernel() -> None:
+def _numpy_cpu_kernels(op: str) -> list:
+    """The op's CPU kernels registered by the numpy kernels (the native library's sit beside them)."""
     registry = global_kernel_registry()
+    return [k for k in registry.kernels_for_op(op) if k.kernel_def.device_type == "CPU" and k.source == SOURCE]
+
+
+def test_every_op_function_and_plumbing_op_has_a_cpu_kernel() -> None:
     for op in [*OP_FUNCTIONS, *PLUMBING]:
-        kernels = [k for k in registry.kernels_for_op(op) if k.kernel_def.device_type == "CPU"]
+        kernels = _numpy_cpu_kernels(op)
         assert len(kernels) == 1, op
-        assert kernels[0].source == "modtensor.kernels.cpu"
+        # the ops the native library also implements are the fallback (priority -1) there
+        assert kernels[0].kernel_def.priority == (-1 if op in NATIVE_FALLBACK_OPS else 0), op
+
+
+def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
+    from modtensor.framework import node_def as node_def_lib
+    from modtensor.plugin.native.kernels import NativeKernelSpec
+
+    registry = global_kernel_registry()
+    for op in sorted(NATIVE_FALLBACK_OPS - {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul"}):
+        node = node_def_pb2.NodeDef(name="n", op=op)
+        node.attr["T"].type = dtypes.float32.as_datatype_enum
+        node_def_lib.add_default_attrs(node, op_def(op))
+        assert isinstance(registry.find_kernel(node, op_def(op), "CPU").factory, NativeKernelSpec), op
+        node.attr["T"].type = dtypes.float64.as_datatype_enum
+        assert registry.find_kernel(node, op_def(op), "CPU").source == SOURCE, op
 
 
 def test_registration_is_idempotent_per_registry() -> None:
@@ -81,15 +102,15 @@ def test_registration_is_idempotent_per_registry() -> None:
     from modtensor.kernels.cpu.data import register_data_kernels
 
     data_ops = {r.kernel_def.op for r in register_data_kernels(KernelRegistry())}  # tests/api/test_data_*.py
+    fused = {"_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}
     assert len(reg.ops()) == len(
-        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | {"_FusedMatMul", "_FusedConv2D"} | state | list_ops
-        | logging_ops | data_ops
+        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops
     )
 
 
 @pytest.mark.parametrize("op", sorted(set(OP_FUNCTIONS) | {"Snapshot"}))
 def test_constraints_cover_tensorflows_cpu_kernels(op: str) -> None:
-    (kernel,) = [k for k in global_kernel_registry().kernels_for_op(op) if k.kernel_def.device_type == "CPU"]
+    (kernel,) = _numpy_cpu_kernels(op)
     ours = {name: {dtypes.as_dtype(t).as_datatype_enum for t in types} for name, types in kernel.kernel_def.constraints}
     for tf_kernel in TF_CPU[op]:
         for attr, tf_types in tf_kernel["constraints"].items():

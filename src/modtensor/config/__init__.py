@@ -21,6 +21,7 @@ __all__ = [
     "list_physical_devices",
     "optimizer",
     "set_visible_devices",
+    "threading",
 ]
 
 
@@ -53,4 +54,4 @@ def get_device_details(device: PhysicalDevice) -> dict[str, str]:
     return device_factory.get_device_details(device)
 
 
-from modtensor.config import experimental, optimizer  # noqa: E402 - after the functions experimental re-exports
+from modtensor.config import experimental, optimizer, threading  # noqa: E402 - after the functions experimental re-exports

@@ -1,4 +1,4 @@
-"""TensorFlow's internal fused ops that the remapper creates: ``_FusedMatMul`` and ``_FusedConv2D``.
+"""TensorFlow's internal fused ops the remapper creates: _FusedMatMul, _FusedConv2D, _FusedDepthwiseConv2dNative.
 
 OpDefs equal TensorFlow 2.21's; shapes are those of MatMul and Conv2D (the fused
 BiasAdd and activation keep the shape). Imported by the remapper and by the CPU
@@ -10,6 +10,30 @@ from __future__ import annotations
 
 from modtensor.framework import common_shapes
 from modtensor.framework.op_registry import register_op
+from modtensor.framework.shape_inference import InferenceContext
+
+
+def _fused_depthwise_shape(ctx: InferenceContext) -> None:
+    """DepthwiseConv2dNative's output shape (the op has no explicit paddings)."""
+    x = ctx.with_rank(ctx.input(0), 4)
+    w = ctx.with_rank(ctx.input(1), 4)
+    strides = [int(v) for v in ctx.get_attr("strides")]
+    dilations = [int(v) for v in ctx.get_attr("dilations")]
+    nchw = ctx.get_attr("data_format") in (b"NCHW", "NCHW")
+    padding = ctx.get_attr("padding")
+    padding = padding.decode() if isinstance(padding, bytes) else str(padding)
+    h, wi, c = (2, 3, 1) if nchw else (1, 2, 3)
+    if len(strides) != 4 or len(dilations) != 4:
+        ctx.set_output(0, ctx.unknown_shape_of_rank(4))
+        return
+    out_depth = ctx.multiply(ctx.merge_dim(ctx.dim(x, c), ctx.dim(w, 2)), ctx.dim(w, 3))
+    rows = common_shapes.get_windowed_output_size(ctx.dim(x, h), ctx.dim(w, 0), dilations[h], strides[h], padding, 0, 0)
+    cols = common_shapes.get_windowed_output_size(
+        ctx.dim(x, wi), ctx.dim(w, 1), dilations[wi], strides[wi], padding, 0, 0
+    )
+    dims = [ctx.dim(x, 0), out_depth, rows, cols] if nchw else [ctx.dim(x, 0), rows, cols, out_depth]
+    ctx.set_output(0, ctx.make_shape(dims))
+
 
 (
     register_op("_FusedMatMul")
@@ -48,4 +72,21 @@ from modtensor.framework.op_registry import register_op
     .attr("epsilon: float = 0.0001")
     .attr("leakyrelu_alpha: float = 0.2")
     .set_shape_fn(common_shapes.conv2d_shape)
+)
+(
+    register_op("_FusedDepthwiseConv2dNative")
+    .input("input: T")
+    .input("filter: T")
+    .input("args: num_args * T")
+    .output("output: T")
+    .attr("T: {half, bfloat16, float, double}")
+    .attr("num_args: int >= 0")
+    .attr("strides: list(int)")
+    .attr("padding: {'SAME', 'VALID'}")
+    .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .attr("dilations: list(int) = [1, 1, 1, 1]")
+    .attr("fused_ops: list(string) = []")
+    .attr("epsilon: float = 0.0001")
+    .attr("leakyrelu_alpha: float = 0.2")
+    .set_shape_fn(_fused_depthwise_shape)
 )

@@ -4,6 +4,9 @@ At the first use of the runtime (the first ``global_kernel_registry()`` call, th
 first time the op registry is asked for an op it does not have, or the first device
 spec ``/TYPE:N`` naming a type not known yet) modtensor loads, in this order:
 
+0. the built-in native CPU kernel library (``modtensor/lib/libmodtensor_cpu_kernels.so``,
+   a plugin of the runtime like any other; ``MODTENSOR_NATIVE_CPU_KERNELS=0`` leaves it out,
+   ``MODTENSOR_NO_PLUGINS`` does not, since it is part of modtensor);
 1. native libraries ``*.so`` in ``<site-packages>/modtensor-plugins/`` of every
    site-packages folder (system, user, and those on ``sys.path``);
 2. native libraries ``*.so`` in TensorFlow's ``<site-packages>/tensorflow-plugins/``,
@@ -46,6 +49,8 @@ TF_PLUGIN_FOLDER = "tensorflow-plugins"  # TensorFlow's: binary TF plugin wheels
 PLUGIN_PATH_ENV = "MODTENSOR_PLUGIN_PATH"
 NO_PLUGINS_ENV = "MODTENSOR_NO_PLUGINS"
 NO_TF_PLUGINS_ENV = "MODTENSOR_NO_TF_PLUGINS"
+NATIVE_CPU_KERNELS_ENV = "MODTENSOR_NATIVE_CPU_KERNELS"
+BUILTIN_ORIGIN = "built-in"
 
 _LOCK = threading.RLock()
 _started = False
@@ -60,6 +65,14 @@ def plugins_disabled() -> bool:
 def tf_plugins_disabled() -> bool:
     """True when ``MODTENSOR_NO_TF_PLUGINS`` is set to anything but "" or "0"."""
     return os.environ.get(NO_TF_PLUGINS_ENV, "") not in ("", "0")
+
+
+def native_cpu_kernels_library() -> Path | None:
+    """The built-in native CPU kernel library, when it was built with the package and is not turned off."""
+    if os.environ.get(NATIVE_CPU_KERNELS_ENV, "") in ("0", "false", "False", "no"):
+        return None
+    path = Path(__file__).resolve().parent.parent / "lib" / "libmodtensor_cpu_kernels.so"
+    return path if path.is_file() else None
 
 
 def site_packages_folders() -> list[Path]:
@@ -127,12 +140,20 @@ def discover_plugins() -> list[PluginRecord]:
             return []
         _started = True
         try:
-            if plugins_disabled():
-                return []
             from modtensor.plugin.loader import load_native_library
+
+            records = []
+            builtin = native_cpu_kernels_library()
+            if builtin is not None:
+                from modtensor.runtime import intra_op
+
+                records.append(load_native_library(builtin, origin=BUILTIN_ORIGIN, raise_errors=False))
+                intra_op.attach_native_library(builtin)
+            if plugins_disabled():
+                return records
             from modtensor.plugin.python_plugins import load_entry_point_plugins
 
-            records = [
+            records += [
                 load_native_library(path, origin=origin, raise_errors=False)
                 for path, origin in native_plugin_candidates()
             ]

@@ -19,11 +19,14 @@ __all__ = [
     "eager_enabled",
     "eager_name_scope",
     "enable_eager_execution",
+    "add_threading_listener",
     "global_seed",
     "internal_operation_seed",
+    "intra_op_parallelism_threads",
     "set_eager_device_scope",
     "set_eager_name_scope",
     "set_global_seed",
+    "set_intra_op_parallelism_threads",
 ]
 
 _eager_enabled = True
@@ -116,3 +119,33 @@ def internal_operation_seed() -> int:
     """
     with _seed_lock:
         return _op_seed_rng.randint(0, 2**31 - 1)
+
+
+# ----------------------------------------------------------------------------- threads
+
+# TensorFlow's intra-op setting (tf.config.threading): the threads one kernel may use, 0 meaning "the
+# system picks" (every core); the native CPU kernels' pool follows it (runtime/intra_op.py). The
+# inter-op setting lives with the executor's pool (runtime/inter_op.py).
+_intra_op = 0
+_threading_listeners: list = []
+
+
+def intra_op_parallelism_threads() -> int:
+    """The number of threads one op may use (0: every core), as ``tf.config.threading`` reports it."""
+    return _intra_op
+
+
+def set_intra_op_parallelism_threads(num_threads: int) -> None:
+    """Set the threads one op may use (0: every core); applies to the next op that runs."""
+    global _intra_op
+    num_threads = int(num_threads)
+    if num_threads < 0:
+        raise ValueError(f"The number of threads must be >= 0, got {num_threads}")
+    _intra_op = num_threads
+    for listener in list(_threading_listeners):
+        listener("intra_op", num_threads)
+
+
+def add_threading_listener(listener) -> None:  # noqa: ANN001 - Callable[[str, int], None]
+    """Call ``listener("intra_op", num_threads)`` whenever the intra-op setting changes."""
+    _threading_listeners.append(listener)

@@ -21,6 +21,7 @@ from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_
 __all__ = ["ConstantFolding"]
 
 _NEVER = {"Placeholder", "PlaceholderWithDefault", "Const", "NoOp", "Identity", "IdentityN", "Snapshot"}
+_PASS_THROUGH = {"Identity", "Snapshot"}
 
 
 class ConstantFolding(GraphOptimizer):
@@ -42,6 +43,17 @@ class ConstantFolding(GraphOptimizer):
         constant = {n.name for n in order if n.op == "Const" and n.name not in fed}
         candidates: list[node_def_pb2.NodeDef] = []
         for node in order:
+            if (
+                node.op in _PASS_THROUGH
+                and node.name not in fed
+                and node.name not in item.nodes_to_preserve
+                and len(view.data_inputs(node)) == 1
+                and all(parse(t)[0] in constant for t in node.input)
+            ):
+                # An Identity of a constant (a frozen variable's read) is constant: what reads it can fold. The
+                # node itself stays (folding it would only copy the value).
+                constant.add(node.name)
+                continue
             if not self._foldable(node, view, item, fed):
                 continue
             data = view.data_inputs(node)

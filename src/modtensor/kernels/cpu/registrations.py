@@ -48,6 +48,17 @@ __all__ = [
 
 SOURCE = "modtensor.kernels.cpu"
 
+# Ops the native CPU kernel library (csrc/cpu_kernels, loaded as a built-in plugin) implements for float32 at
+# TF's default kernel priority 0. Their numpy kernels register one step lower, as the fallback for the other
+# dtypes (and for everything when the library is absent): the native kernel wins on CPU, and a pluggable
+# device's kernel (priority 0) still wins placement over CPU by device-type priority, as before.
+NATIVE_FALLBACK_OPS = frozenset({
+    "Add", "AddV2", "AvgPool", "BatchMatMulV2", "BiasAdd", "ConcatV2", "Conv2D", "DepthwiseConv2dNative", "Elu",
+    "LeakyRelu", "MatMul", "Maximum", "MaxPool", "Minimum", "Mul", "Pad", "RealDiv", "Relu", "Relu6", "Sigmoid",
+    "SquaredDifference", "Sub", "Tanh", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul",
+})  # fmt: skip
+FALLBACK_PRIORITY = -1
+
 # Groups used in the table below.
 _TYPE_GROUPS = {
     "FLOATS": "bfloat16 float16 float32 float64",
@@ -372,7 +383,10 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         regs: list[KernelRegistration] = []
         for op, fn in (*OP_FUNCTIONS.items(), *_bitwise.OP_FUNCTIONS.items()):
             factory: Any = _STATEFUL.get(op) or FunctionKernel.factory_for(fn)
-            regs.append(target.register(op, "CPU", factory, constraints=_constraints(op), source=SOURCE))
+            priority = FALLBACK_PRIORITY if op in NATIVE_FALLBACK_OPS else 0
+            regs.append(
+                target.register(op, "CPU", factory, constraints=_constraints(op), priority=priority, source=SOURCE)
+            )
         for op, cls in _PLUMBING.items():
             regs.append(target.register(op, "CPU", cls, source=SOURCE))
         regs.append(

@@ -9,6 +9,7 @@ exactly like Python ones (``OpKernel.run``).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,8 @@ class NativeKernelSpec:
         self.info = info
         self.source = source
         self.__name__ = f"NativeKernel[{info['op']}]"
+        # modtensor's own native CPU kernels report errors as the built-in (numpy) kernels do: TF's text alone.
+        self.builtin = _is_builtin_library(source)
 
     def __call__(self, ctx: OpKernelConstruction) -> NativeKernel:
         if self.info.get("is_async"):
@@ -89,13 +92,29 @@ class NativeKernel(OpKernel):
         self.compute = self._native.compute  # type: ignore[method-assign]
 
     def plugin_error(self, code: int, message: str, *, during: str = "compute") -> errors.OpError:
-        """The OpError for a TF_Status the plugin reported, naming the plugin, the op and the node."""
+        """The OpError for a TF_Status the plugin reported, naming the plugin, the op and the node.
+
+        The built-in native CPU kernels are part of modtensor: their errors carry TF's text
+        only, like the numpy kernels' (the executor and eager add the node as for any kernel).
+        """
         cls = errors.exception_type_from_error_code(code)
+        if self.spec.builtin and during == "compute":
+            return cls(None, None, message)
         text = (
             f"{message}\n\t [{during} of the {self.device.device_type} kernel for op '{self.type_string}' "
             f"from plugin {self.spec.source}]"
         )
         return with_node_context(cls(self.node_def, None, text), self.node_def)
+
+
+def _is_builtin_library(source: str) -> bool:
+    from modtensor.plugin.discovery import native_cpu_kernels_library
+
+    builtin = native_cpu_kernels_library()
+    try:
+        return builtin is not None and os.path.samefile(source, builtin)
+    except OSError:
+        return False
 
 
 class NativeAsyncKernel(NativeKernel, AsyncOpKernel):

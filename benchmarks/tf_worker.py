@@ -1,0 +1,76 @@
+"""TensorFlow's side of the model benchmarks, run in a subprocess with TensorFlow's interpreter.
+
+Reads one JSON request per line on stdin and answers one JSON line on stdout:
+
+- ``{"op": "load", "name": N, "pb": PATH, "outputs": [...]}``: import the frozen GraphDef into a
+  fresh graph and open a ``tf.compat.v1.Session`` on it;
+- ``{"op": "feed", "name": N, "batch": B, "feeds": {tensor: npy path}}``: remember the feeds;
+- ``{"op": "time", "name": N, "batch": B, "number": K}``: run the session K times, answer the
+  seconds per call;
+- ``{"op": "quit"}``.
+
+modtensor never imports TensorFlow: the benchmark talks to this process instead, so both
+run the same GraphDef bytes on the same inputs, their samples interleaved in time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process, all threads (user + system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    sessions: dict[str, tuple[tf.compat.v1.Session, list[str]]] = {}
+    feeds: dict[tuple[str, int], dict[str, np.ndarray]] = {}
+    out = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        op = request["op"]
+        if op == "quit":
+            break
+        if op == "load":
+            graph_def = tf.compat.v1.GraphDef()
+            with open(request["pb"], "rb") as f:
+                graph_def.ParseFromString(f.read())
+            graph = tf.Graph()
+            with graph.as_default():
+                tf.import_graph_def(graph_def, name="")
+            sessions[request["name"]] = (tf.compat.v1.Session(graph=graph), request["outputs"])
+            answer: dict = {"ok": True, "version": tf.__version__}
+        elif op == "feed":
+            feeds[(request["name"], request["batch"])] = {k: np.load(v) for k, v in request["feeds"].items()}
+            session, outputs = sessions[request["name"]]
+            session.run(outputs, feed_dict=feeds[(request["name"], request["batch"])])  # warm-up
+            answer = {"ok": True}
+        elif op == "time":
+            session, outputs = sessions[request["name"]]
+            feed = feeds[(request["name"], request["batch"])]
+            start, cpu = time.perf_counter(), _cpu_seconds()
+            for _ in range(request["number"]):
+                session.run(outputs, feed_dict=feed)
+            answer = {
+                "seconds": (time.perf_counter() - start) / request["number"],
+                "cpu_seconds": (_cpu_seconds() - cpu) / request["number"],
+            }
+        else:
+            answer = {"error": f"unknown request {op!r}"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

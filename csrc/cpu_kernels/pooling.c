@@ -1,0 +1,229 @@
+/* MaxPool and AvgPool (float32, NHWC direct; NCHW through a transpose).
+ *
+ * Per output pixel the window's taps are reduced over a block of channels, rows of
+ * output pixels spread over the pool. MaxPool ignores padding and NaN (fmax, as
+ * TF's CPU kernel); AvgPool divides by the number of real elements in the window.
+ * MaxPool across depth (ksize over channels only) is supported with TF's rules. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtk.h"
+
+typedef struct {
+  int is_max;
+  mtk_window_attrs win;
+  char padding_text[16];
+} Pool;
+
+static void* pool_create_kind(TF_OpKernelConstruction* ctx, int is_max) {
+  Pool* k = (Pool*)calloc(1, sizeof(Pool));
+  if (k == NULL) return NULL;
+  k->is_max = is_max;
+  if (mtk_window_attrs_read(ctx, &k->win) < 0) return k;
+  mtk_attr_string(ctx, "padding", k->padding_text, sizeof k->padding_text);
+  return k;
+}
+static void* max_create(TF_OpKernelConstruction* c) { return pool_create_kind(c, 1); }
+static void* avg_create(TF_OpKernelConstruction* c) { return pool_create_kind(c, 0); }
+static void pool_destroy(void* p) { free(p); }
+
+typedef struct {
+  const float* x;
+  float* y;
+  int64_t n, h, w, c, kh, kw, oh, ow;
+  mtk_axis ah, aw;
+  int is_max;
+} PoolJob;
+
+/* acc starts at -inf and never becomes NaN: a NaN tap never wins (fmax semantics, vectorizable). */
+MTK_HOT static void max_into(float* restrict acc, const float* restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = x[i] > acc[i] ? x[i] : acc[i];
+}
+MTK_HOT static void add_into(float* restrict acc, const float* restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += x[i];
+}
+MTK_HOT static void scale(float* restrict acc, float f, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] *= f;
+}
+
+static void pool_rows(void* p, int64_t begin, int64_t end) {
+  PoolJob* j = (PoolJob*)p;
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t b = r / j->oh, oy = r % j->oh;
+    const float* xb = j->x + b * j->h * j->w * j->c;
+    int64_t y0 = oy * j->ah.stride - j->ah.pad_before, y1 = y0 + j->kh;
+    if (y0 < 0) y0 = 0;
+    if (y1 > j->h) y1 = j->h;
+    for (int64_t ox = 0; ox < j->ow; ++ox) {
+      float* out = j->y + (r * j->ow + ox) * j->c;
+      int64_t x0 = ox * j->aw.stride - j->aw.pad_before, x1 = x0 + j->kw;
+      if (x0 < 0) x0 = 0;
+      if (x1 > j->w) x1 = j->w;
+      if (j->is_max) {
+        for (int64_t i = 0; i < j->c; ++i) out[i] = -INFINITY;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) max_into(out, xb + (iy * j->w + ix) * j->c, j->c);
+      } else {
+        memset(out, 0, (size_t)j->c * sizeof(float));
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) add_into(out, xb + (iy * j->w + ix) * j->c, j->c);
+        int64_t count = (y1 - y0) * (x1 - x0);
+        if (count > 0) scale(out, 1.0f / (float)count, j->c);
+      }
+    }
+  }
+}
+
+static void pool_compute(void* state, TF_OpKernelContext* ctx) {
+  Pool* k = (Pool*)state;
+  TF_Status* s = TF_NewStatus();
+  TF_Tensor *x = NULL, *y = NULL;
+  float *x_nhwc = NULL, *y_nhwc = NULL;
+  const mtk_window_attrs* w = &k->win;
+  TF_GetInput(ctx, 0, &x, s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s);
+    goto done;
+  }
+  if (TF_NumDims(x) != 4) {
+    mtk_fail(ctx, TF_INVALID_ARGUMENT, "Input must be 4 or 5-dimensional");
+    goto done;
+  }
+  if (w->error_code != TF_OK) {
+    mtk_fail(ctx, w->error_code, "%s", w->error);
+    goto done;
+  }
+  if (!k->is_max && w->padding == MTK_PAD_EXPLICIT) {
+    mtk_fail(ctx, TF_INVALID_ARGUMENT, "AvgPool supports SAME and VALID padding, got '%s'", k->padding_text);
+    goto done;
+  }
+  if (w->n_ksize != 4) {
+    mtk_fail(ctx, TF_INVALID_ARGUMENT, "Sliding window ksize field must specify 4 dimensions");
+    goto done;
+  }
+  if (w->n_strides != 4) {
+    mtk_fail(ctx, TF_INVALID_ARGUMENT, "Sliding window stride field must specify 4 dimensions");
+    goto done;
+  }
+  if (w->ksize[0] != 1 || w->strides[0] != 1) {
+    mtk_fail(ctx, TF_UNIMPLEMENTED, "Pooling is not yet supported on the batch dimension.");
+    goto done;
+  }
+  int nchw = w->nchw;
+  int hi = nchw ? 2 : 1, wi = nchw ? 3 : 2, ci = nchw ? 1 : 3;
+  PoolJob j;
+  memset(&j, 0, sizeof j);
+  j.is_max = k->is_max;
+  j.n = TF_Dim(x, 0);
+  j.h = TF_Dim(x, hi);
+  j.w = TF_Dim(x, wi);
+  j.c = TF_Dim(x, ci);
+  j.kh = w->ksize[hi];
+  j.kw = w->ksize[wi];
+  int64_t depth_k = w->ksize[ci], depth_s = w->strides[ci];
+  const float* xin = (const float*)TF_TensorData(x);
+  if (nchw) {
+    x_nhwc = (float*)mtk_aligned_alloc((size_t)(j.n * j.h * j.w * j.c) * sizeof(float));
+    if (x_nhwc == NULL) goto oom;
+    mtk_nchw_to_nhwc(xin, x_nhwc, j.n, j.c, j.h * j.w);
+    xin = x_nhwc;
+  }
+  if (depth_k != 1) {
+    if (!k->is_max) {
+      mtk_fail(ctx, TF_UNIMPLEMENTED, "Non-spatial pooling is not yet supported.");
+      goto done;
+    }
+    if (j.kh != 1 || j.kw != 1 || w->strides[hi] != 1 || w->strides[wi] != 1) {
+      mtk_fail(ctx, TF_UNIMPLEMENTED,
+               "MaxPooling supports exactly one of pooling across depth or pooling across width/height.");
+      goto done;
+    }
+    if (depth_k <= 0 || j.c % depth_k != 0) {
+      mtk_fail(ctx, TF_UNIMPLEMENTED, "Depthwise max pooling requires the depth window to evenly divide the input depth");
+      goto done;
+    }
+    if (depth_s != depth_k) {
+      mtk_fail(ctx, TF_UNIMPLEMENTED, "Depthwise max pooling requires the depth window to equal the depth stride");
+      goto done;
+    }
+    int64_t oc = j.c / depth_k, pixels = j.n * j.h * j.w;
+    int64_t dims[4] = {j.n, nchw ? oc : j.h, nchw ? j.h : j.w, nchw ? j.w : oc};
+    y = TF_AllocateOutput(ctx, 0, TF_FLOAT, dims, 4, (size_t)(pixels * oc) * sizeof(float), s);
+    if (TF_GetCode(s) != TF_OK) {
+      TF_OpKernelContext_Failure(ctx, s);
+      goto done;
+    }
+    float* out = (float*)TF_TensorData(y);
+    if (nchw) {
+      y_nhwc = (float*)mtk_aligned_alloc((size_t)(pixels * oc) * sizeof(float));
+      if (y_nhwc == NULL) goto oom;
+      out = y_nhwc;
+    }
+    for (int64_t p = 0; p < pixels; ++p) /* np.max over the depth window: NaN propagates */
+      for (int64_t o = 0; o < oc; ++o) {
+        const float* v = xin + p * j.c + o * depth_k;
+        float m = v[0];
+        for (int64_t d = 1; d < depth_k; ++d) m = (isnan(m) || v[d] > m || isnan(v[d])) ? (isnan(m) ? m : v[d]) : m;
+        out[p * oc + o] = m;
+      }
+    if (nchw) mtk_nhwc_to_nchw(y_nhwc, (float*)TF_TensorData(y), j.n, oc, j.h * j.w);
+    goto done;
+  }
+  int64_t ph[2] = {0, 0}, pw[2] = {0, 0};
+  if (w->padding == MTK_PAD_EXPLICIT) {
+    if (w->n_explicit != 8) {
+      mtk_fail(ctx, TF_INVALID_ARGUMENT, "explicit_paddings attribute must contain 8 values, but got: %d",
+               w->n_explicit);
+      goto done;
+    }
+    if (w->explicit_pad[0] || w->explicit_pad[1] || w->explicit_pad[2 * ci] || w->explicit_pad[2 * ci + 1]) {
+      mtk_fail(ctx, TF_INVALID_ARGUMENT, "Nonzero explicit padding in the batch or depth dimensions is not supported");
+      goto done;
+    }
+    ph[0] = w->explicit_pad[2 * hi];
+    ph[1] = w->explicit_pad[2 * hi + 1];
+    pw[0] = w->explicit_pad[2 * wi];
+    pw[1] = w->explicit_pad[2 * wi + 1];
+  }
+  char error[320];
+  if (mtk_axis_init(&j.ah, j.h, j.kh, w->strides[hi], 1, w->padding, ph[0], ph[1], error, sizeof error) < 0 ||
+      mtk_axis_init(&j.aw, j.w, j.kw, w->strides[wi], 1, w->padding, pw[0], pw[1], error, sizeof error) < 0) {
+    mtk_fail(ctx, TF_INVALID_ARGUMENT, "%s", error);
+    goto done;
+  }
+  j.oh = j.ah.out;
+  j.ow = j.aw.out;
+  int64_t total = j.n * j.oh * j.ow * j.c;
+  int64_t dims[4] = {j.n, nchw ? j.c : j.oh, nchw ? j.oh : j.ow, nchw ? j.ow : j.c};
+  y = TF_AllocateOutput(ctx, 0, TF_FLOAT, dims, 4, (size_t)total * sizeof(float), s);
+  if (TF_GetCode(s) != TF_OK) {
+    TF_OpKernelContext_Failure(ctx, s);
+    goto done;
+  }
+  if (total == 0) goto done;
+  j.x = xin;
+  j.y = (float*)TF_TensorData(y);
+  if (nchw) {
+    y_nhwc = (float*)mtk_aligned_alloc((size_t)total * sizeof(float));
+    if (y_nhwc == NULL) goto oom;
+    j.y = y_nhwc;
+  }
+  int64_t work = j.ow * j.c * j.kh * j.kw;
+  mtk_parallel_for(j.n * j.oh, work > 16384 ? 1 : 16384 / (work + 1) + 1, pool_rows, &j);
+  if (nchw) mtk_nhwc_to_nchw(y_nhwc, (float*)TF_TensorData(y), j.n, j.c, j.oh * j.ow);
+  goto done;
+oom:
+  mtk_fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory transposing an NCHW pooling");
+done:
+  free(x_nhwc);
+  free(y_nhwc);
+  TF_DeleteTensor(x);
+  TF_DeleteTensor(y);
+  TF_DeleteStatus(s);
+}
+
+void mtk_register_pooling(TF_Status* s) {
+  mtk_register("MtkMaxPool", "MaxPool", max_create, pool_compute, pool_destroy, s);
+  if (TF_GetCode(s) == TF_OK) mtk_register("MtkAvgPool", "AvgPool", avg_create, pool_compute, pool_destroy, s);
+}

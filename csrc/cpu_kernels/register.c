@@ -1,0 +1,17 @@
+/* TF_InitKernel of modtensor's native CPU kernel library: registers its kernels for
+ * the CPU device through TensorFlow's kernel C API, at a priority above the numpy
+ * kernels (which remain for the dtypes and ops this library does not cover). */
+#include "mtk.h"
+
+MTK_EXPORT void TF_InitKernel(void) {
+  TF_Status* s = TF_NewStatus();
+  mtk_blas_init();
+  mtk_register_conv(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_matmul(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_pooling(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_eltwise(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_pad(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_binary(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_concat(s);
+  TF_DeleteStatus(s);
+}
