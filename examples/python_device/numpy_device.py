@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from modtensor.framework import dtypes
-from modtensor.kernels.cpu.registrations import ConstKernel
+from modtensor.runtime.kernels.plumbing import ConstKernel
 from modtensor.runtime.op_kernel import OpKernelContext
 from modtensor.runtime.python_device import PythonDevice, PythonDeviceRegistration, register_python_device
 

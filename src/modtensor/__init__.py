@@ -12,6 +12,7 @@ import importlib as _importlib
 from typing import Any as _Any
 
 from modtensor import bitwise, compat, config, image, linalg, math, nn, random, strings, sysconfig
+from modtensor import kernels as _kernels  # noqa: F401 - arms the built-in CPU kernels at the runtime's first use
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import clip_ops as _clip_ops
 from modtensor.api import indexing_ops as _indexing_ops

@@ -21,11 +21,11 @@ import pytest
 from modtensor.framework import device_spec
 from modtensor.framework.op_registry import global_registry
 from modtensor.kernels.cpu import OP_FUNCTIONS
-from modtensor.kernels.cpu.registrations import ConstKernel, register_device_agnostic_kernels
 from modtensor.runtime import device_factory
 from modtensor.runtime.allocator import CPUAllocator
 from modtensor.runtime.device import Device, DeviceAttributes
 from modtensor.runtime.kernel_registry import KernelRegistration, global_kernel_registry
+from modtensor.runtime.kernels.plumbing import ConstKernel, register_device_agnostic_kernels
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelContext
 
 TESTDEV = "TESTDEV"

@@ -27,6 +27,7 @@ __all__ = [
     "KernelFactory",
     "KernelRegistration",
     "KernelRegistry",
+    "add_builtin_kernels",
     "add_first_use_hook",
     "add_kernel_change_listener",
     "global_kernel_registry",
@@ -353,7 +354,22 @@ class KernelRegistry:
 _GLOBAL = KernelRegistry()
 _BUILTINS_LOCK = threading.Lock()
 _builtins_loaded = False
+_BUILTIN_PROVIDERS: list[Callable[[KernelRegistry], Any]] = []
 _FIRST_USE_HOOKS: list[Callable[[], Any]] = []
+
+
+def add_builtin_kernels(provider: Callable[[KernelRegistry], Any]) -> None:
+    """Have ``provider(registry)`` register built-in kernels into the global registry at its first use.
+
+    The built-in CPU kernels (``modtensor.kernels``, a layer above this one) arm themselves
+    through this, so ``runtime`` never imports them; registering stays lazy, so importing
+    modtensor does not load every kernel module. Armed after the first use, it runs now.
+    """
+    with _BUILTINS_LOCK:
+        _BUILTIN_PROVIDERS.append(provider)
+        if not _builtins_loaded:
+            return
+    provider(_GLOBAL)
 
 
 def add_first_use_hook(hook: Callable[[], Any]) -> None:
@@ -373,11 +389,11 @@ def _ensure_builtin_kernels() -> None:
         if _builtins_loaded:
             return
         _builtins_loaded = True
-        from modtensor.kernels.cpu.registrations import register_cpu_kernels
         from modtensor.runtime.kernels import register_default_kernels
 
         register_default_kernels(_GLOBAL)
-        register_cpu_kernels(_GLOBAL)
+        for provider in list(_BUILTIN_PROVIDERS):
+            provider(_GLOBAL)
     for hook in list(_FIRST_USE_HOOKS):
         hook()
 

@@ -685,8 +685,8 @@ def register_pluggable_device_kernels(device_type: str) -> list[Any]:
 
     Returns the registrations (for the loader's rollback).
     """
-    from modtensor.kernels.cpu.registrations import ConstKernel, register_device_agnostic_kernels
     from modtensor.runtime.kernel_registry import global_kernel_registry
+    from modtensor.runtime.kernels.plumbing import ConstKernel, register_device_agnostic_kernels
 
     class DeviceConstKernel(ConstKernel):
         """Const on a pluggable device: copied to the device on the first call, then the same buffer."""

@@ -344,7 +344,7 @@ def register_python_device(
     device_factory.register_device_factory(device_type, factory, priority, source=f"python device {device_type}")
     registration = PythonDeviceRegistration(device_type, factory)
     if device_agnostic_kernels:
-        from modtensor.kernels.cpu.registrations import register_device_agnostic_kernels
+        from modtensor.runtime.kernels.plumbing import register_device_agnostic_kernels
 
         try:
             registration.kernels += register_device_agnostic_kernels(device_type)

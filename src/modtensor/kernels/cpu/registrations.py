@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from modtensor.framework import errors, tensor_proto
-from modtensor.framework.protos import tensor_shape_pb2
 from modtensor.kernels.cpu import BREADTH_MODULES, OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
@@ -27,23 +24,16 @@ from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
-from modtensor.runtime.allocator import aligned_empty
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
+from modtensor.runtime.kernels.plumbing import PLUMBING_KERNELS
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
 __all__ = [
     "CPU_TYPE_CONSTRAINTS",
-    "ConstKernel",
-    "IdentityKernel",
-    "IdentityNKernel",
-    "NoOpKernel",
-    "PlaceholderKernel",
-    "PlaceholderWithDefaultKernel",
     "RandomKernel",
     "RandomUniformIntKernel",
     "SnapshotKernel",
     "register_cpu_kernels",
-    "register_device_agnostic_kernels",
 ]
 
 SOURCE = "modtensor.kernels.cpu"
@@ -197,84 +187,6 @@ for _module in BREADTH_MODULES:  # the op-breadth modules' own tables (issue 13)
     CPU_TYPE_CONSTRAINTS.update(_module.CPU_TYPE_CONSTRAINTS)
 
 
-class ConstKernel(OpKernel):
-    """Const: the ``value`` attr decoded once at construction and output read-only on every call."""
-
-    def __init__(self, ctx: OpKernelConstruction):
-        super().__init__(ctx)
-        proto = ctx.get_attr_proto("value").tensor
-        try:
-            value = tensor_proto.make_ndarray(proto)
-        except (TypeError, ValueError) as exc:
-            raise errors.InvalidArgumentError(ctx.node_def, None, f"Unable to parse tensor proto: {exc}") from exc
-        expected = ctx.output_types[0]
-        if proto.dtype != expected.as_datatype_enum:
-            got = ctx.output_types[0].__class__(proto.dtype).cpp_name
-            raise errors.InvalidArgumentError(
-                ctx.node_def, None, f"Type mismatch between value ({got}) and dtype ({expected.cpp_name})"
-            )
-        owned = aligned_empty(np.shape(value), np.asarray(value).dtype)  # TF's 64-byte alignment, for C kernels
-        np.copyto(owned, value)  # own the buffer, so read-only is final
-        value = owned
-        value.flags.writeable = False
-        self._value = value
-
-    def compute(self, ctx: OpKernelContext) -> None:
-        """Output the constant (a read-only array: never forwarded or written in place)."""
-        ctx.outputs[0] = self._value
-
-    def prepared_call(self) -> Callable[[], np.ndarray] | None:
-        """``call() -> value`` for a host executor's direct-call path (no kernel context per run); None for
-        subclasses that compute differently."""
-        if type(self).compute is not ConstKernel.compute:
-            return None
-        value = self._value
-        return lambda: value
-
-
-def _shape_text(shape: tensor_shape_pb2.TensorShapeProto) -> str:
-    return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in shape.dim) + "]"
-
-
-class PlaceholderKernel(OpKernel):
-    """Placeholder: running it means nobody fed it, which is TF's InvalidArgumentError."""
-
-    def __init__(self, ctx: OpKernelConstruction):
-        super().__init__(ctx)
-        shape = ctx.get_attr_proto("shape").shape
-        where = f"You must feed a value for placeholder tensor '{ctx.name}' with dtype {ctx.output_types[0].cpp_name}"
-        if not shape.unknown_rank and len(shape.dim) > 0:
-            where += f" and shape {_shape_text(shape)}"
-        self._message = where
-
-    def compute(self, ctx: OpKernelContext) -> None:
-        """Fail: a fed placeholder is replaced by the executor and never computed."""
-        ctx.fail(errors.InvalidArgumentError(self.node_def, None, self._message))
-
-
-class IdentityKernel(OpKernel):
-    """Identity, StopGradient, PlaceholderWithDefault: output 0 is input 0 (same buffer)."""
-
-    def compute(self, ctx: OpKernelContext) -> None:
-        """Pass the input through."""
-        ctx.outputs[0] = ctx.inputs[0]
-
-    def prepared_call(self) -> Callable[[Any], Any] | None:
-        """``call(x) -> x`` for a host executor's direct-call path (the buffer passes through unchanged); None
-        for subclasses that compute differently and for non-array types (resources, variants), which the
-        direct path would wrap in an array."""
-        if type(self).compute is not IdentityKernel.compute or self._expected_np[0] is None:
-            return None
-        return _pass_through
-
-
-def _pass_through(x: Any) -> Any:
-    return x
-
-
-PlaceholderWithDefaultKernel = IdentityKernel
-
-
 class SnapshotKernel(OpKernel):
     """Snapshot: a copy of the input that later in-place writes to the input cannot change."""
 
@@ -286,21 +198,6 @@ class SnapshotKernel(OpKernel):
         out, forwarded = ctx.forward_input_or_allocate_output((0,), 0, shape)
         if forwarded < 0:
             np.copyto(out, ctx.inputs[0])
-
-
-class IdentityNKernel(OpKernel):
-    """IdentityN: each output is the matching input."""
-
-    def compute(self, ctx: OpKernelContext) -> None:
-        """Pass every input through."""
-        ctx.outputs[:] = ctx.inputs
-
-
-class NoOpKernel(OpKernel):
-    """NoOp: nothing to do (used for control dependencies)."""
-
-    def compute(self, ctx: OpKernelContext) -> None:
-        """Do nothing."""
 
 
 class RandomKernel(OpKernel):
@@ -346,16 +243,6 @@ class RandomUniformIntKernel(RandomKernel):
         ctx.outputs[0] = out
 
 
-_PLUMBING: dict[str, type[OpKernel]] = {
-    "Const": ConstKernel,
-    "Placeholder": PlaceholderKernel,
-    "PlaceholderWithDefault": PlaceholderWithDefaultKernel,
-    "Identity": IdentityKernel,
-    "StopGradient": IdentityKernel,
-    "IdentityN": IdentityNKernel,
-    "NoOp": NoOpKernel,
-}
-_DEVICE_AGNOSTIC = ("Placeholder", "PlaceholderWithDefault", "Identity", "StopGradient", "IdentityN", "NoOp")
 _STATEFUL: dict[str, type[OpKernel]] = {
     "RandomUniform": RandomKernel,
     "RandomStandardNormal": RandomKernel,
@@ -387,7 +274,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
             regs.append(
                 target.register(op, "CPU", factory, constraints=_constraints(op), priority=priority, source=SOURCE)
             )
-        for op, cls in _PLUMBING.items():
+        for op, cls in PLUMBING_KERNELS.items():
             regs.append(target.register(op, "CPU", cls, source=SOURCE))
         regs.append(
             target.register("Snapshot", "CPU", SnapshotKernel, constraints=_constraints("Snapshot"), source=SOURCE)
@@ -417,15 +304,3 @@ def _register_state_and_training(target: KernelRegistry) -> list[KernelRegistrat
             )
         )
     return regs
-
-
-def register_device_agnostic_kernels(
-    device_type: str, registry: KernelRegistry | None = None
-) -> list[KernelRegistration]:
-    """Register the plumbing kernels that only pass values through (Identity, NoOp, ...) for another device type.
-
-    TensorFlow registers these for every device; a pluggable device calls this so graphs
-    need no copies to CPU for them. Returns the registrations (for rollback).
-    """
-    target = registry if registry is not None else global_kernel_registry()
-    return [target.register(op, device_type, _PLUMBING[op], source=SOURCE) for op in _DEVICE_AGNOSTIC]
