@@ -40,8 +40,11 @@ EXTRA_OPS = [
     # added for the front end: one-argument tf.where, integer tf.random.uniform, tf.pad's other modes
     "Where", "RandomUniformInt", "PadV2", "MirrorPad",
     # v1 control flow (issue 10)
-    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger",
+    "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger", "_SwitchN",
     "CheckNumerics",
+    # functional control flow and function calls (issue 10)
+    "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile", "PartitionedCall",
+    "StatefulPartitionedCall",
 ]  # fmt: skip
 
 # TensorList ops (issue 10): tf.TensorArray in functions, while_loop accumulators, Keras RNNs.

@@ -69,8 +69,27 @@ def _tf_input(spec: dict) -> tf.Tensor:
     return tf.compat.v1.placeholder(tf.as_dtype(spec["dtype"]), spec["shape"])
 
 
+FUNC = "<fn>"  # an attr value standing for a function (x: float32 [2, 3]) -> (x * 2, sum(x)) in the graph's library
+
+
+def _library_function():
+    from tensorflow.core.framework import attr_value_pb2
+
+    @tf.function(input_signature=[tf.TensorSpec([2, 3], tf.float32)])
+    def fn(x):
+        return x * 2.0, tf.reduce_sum(x)
+
+    concrete = fn.get_concrete_function()
+    concrete.add_to_graph(tf.compat.v1.get_default_graph())
+    name = concrete.name.decode() if isinstance(concrete.name, bytes) else concrete.name
+    return attr_value_pb2.NameAttrList(name=name)
+
+
 def _build(op: str, inputs: list, attrs: dict, unknown: bool = False):
     op_def = op_def_registry.get(op)
+    if FUNC in attrs.values() or any(v == [FUNC] for v in attrs.values()):
+        func = _library_function()
+        attrs = {k: func if v == FUNC else [func] if v == [FUNC] else v for k, v in attrs.items()}
     kwargs = {}
     for arg, spec in zip(op_def.input_arg, inputs, strict=True):
         if unknown:
@@ -80,7 +99,7 @@ def _build(op: str, inputs: list, attrs: dict, unknown: bool = False):
     for attr in op_def.attr:  # op_def_library wants every non-type attr, as generated wrappers pass them
         if attr.name not in kwargs and attr.type != "type" and attr.HasField("default_value"):
             kwargs[attr.name] = _default(attr.default_value)
-    _, _, operation, _ = op_def_library._apply_op_helper(op, name=op, **kwargs)
+    _, _, operation, _ = op_def_library._apply_op_helper(op, name=op.lstrip("_"), **kwargs)  # "_X" is no node name
     return operation
 
 
@@ -110,7 +129,11 @@ def _default(value):
 
 
 def _node_attrs(operation) -> dict:
-    return {k: text_format.MessageToString(v, as_one_line=True) for k, v in sorted(operation.node_def.attr.items())}
+    # The library function's name carries a process-wide counter: record it as "fn" so reruns give the same file.
+    return {
+        k: re.sub(r"__inference_fn_\d+", "fn", text_format.MessageToString(v, as_one_line=True))
+        for k, v in sorted(operation.node_def.attr.items())
+    }
 
 
 def run_case(c: dict) -> dict | None:
@@ -456,6 +479,22 @@ for op in ("Exit", "NextIteration"):
 for shape in ([], None, [2]):
     case("LoopCond", P(shape, "bool"))
 case("CheckNumerics", P([2, U]), message="m")
+for shape, index, n in (([2, U], [], 3), (None, [], 1), ([3], [2], 2)):
+    case("_SwitchN", P(shape), P(index, I32), num_outs=n)
+
+# --- functional control flow (issue 10): output_shapes when set, else unknown (If/Case) or the inputs (While).
+# (TF infers the outputs of PartitionedCall/StatefulPartitionedCall from the called function's body: see
+# tests/framework/test_function_def_lib.py.)
+B = "bool"
+for out_shapes in ([], [[2, 3], [U]], [None, []]):
+    for op in ("If", "StatelessIf"):
+        case(op, P([], B), [P([2, U])], Tout=["float32", "float32"], then_branch=FUNC, else_branch=FUNC,
+             output_shapes=out_shapes)
+    for op in ("Case", "StatelessCase"):
+        case(op, P([], I32), [P([2, U])], Tout=["float32", "float32"], branches=[FUNC], output_shapes=out_shapes)
+for out_shapes in ([], [[U, 5], []]):
+    for op in ("While", "StatelessWhile"):
+        case(op, [P([2, U]), P([], B)], cond=FUNC, body=FUNC, output_shapes=out_shapes)
 
 # --- nn: BiasAdd, activations, softmax
 for value, bias, fmt in (([2, 3], [3], "NHWC"), ([2, 3, 4, 5], [5], "NHWC"), ([2, 3, 4, 5], [3], "NCHW"),

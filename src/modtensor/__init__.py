@@ -87,9 +87,11 @@ __all__ = [
     "bfloat16",
     "bitwise",
     "bool",
+    "case",  # noqa: F822 - loaded on first use (module __getattr__)
     "compat",
     "complex128",
     "complex64",
+    "cond",  # noqa: F822 - loaded on first use (module __getattr__)
     "config",
     "constant",
     "convert_to_tensor",
@@ -143,6 +145,7 @@ __all__ = [
     "saved_model",  # noqa: F822
     "string",
     "strings",
+    "switch_case",  # noqa: F822 - loaded on first use (module __getattr__)
     "sysconfig",
     "train",  # noqa: F822
     "uint16",
@@ -150,6 +153,7 @@ __all__ = [
     "uint64",
     "uint8",
     "variant",
+    "while_loop",  # noqa: F822 - loaded on first use (module __getattr__)
 ]
 
 
@@ -201,6 +205,10 @@ _LAZY = {
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
     "numpy_function": ("modtensor.api.script_ops", "numpy_function"),
     "py_function": ("modtensor.api.script_ops", "py_function"),
+    "cond": ("modtensor.api.cond", "cond"),
+    "case": ("modtensor.api.cond", "case"),
+    "switch_case": ("modtensor.api.cond", "switch_case"),
+    "while_loop": ("modtensor.api.while_loop", "while_loop"),
 }
 
 

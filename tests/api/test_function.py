@@ -23,6 +23,7 @@ import pytest
 import modtensor as tf
 from modtensor.api import function as function_lib
 from modtensor.framework.func_graph import FuncGraph, flatten_structure, pack_structure
+from modtensor.grappler import config as grappler_config
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = json.loads((HERE.parent / "golden" / "function" / "programs.json").read_text())["programs"]
@@ -131,7 +132,7 @@ def test_stateful_ops_draw_new_numbers_on_every_call() -> None:
     assert a.shape == (4,) and not np.array_equal(a, b)
 
 
-def test_nested_call_is_inlined_into_the_outer_graph() -> None:
+def test_nested_call_is_a_call_node_naming_a_library_function() -> None:
     @tf.function
     def inner(x):
         return x * 2.0
@@ -141,10 +142,22 @@ def test_nested_call_is_inlined_into_the_outer_graph() -> None:
         return inner(x) + 1.0
 
     cf = outer.get_concrete_function(tf.TensorSpec([None]))
-    types = [op.type for op in cf.graph.get_operations()]
-    assert types.count("Placeholder") == 1 and "Mul" in types
-    assert any(op.name.startswith("inner/") for op in cf.graph.get_operations())
+    (call,) = [op for op in cf.graph.get_operations() if op.type == "PartitionedCall"]
+    assert call.outputs[0].shape.as_list() == [None]
+    library = {f.signature.name: f for f in cf.graph.as_graph_def().library.function}
+    callee = library[call.get_attr("f").name]
+    assert callee.signature.name.startswith("__inference_inner_")
+    assert [a.name for a in callee.signature.input_arg] == ["x"]
+    assert [a.name for a in callee.signature.output_arg] == ["identity"]
+    assert sorted(n.op for n in callee.node_def) == ["Const", "Identity", "Mul"]
     np.testing.assert_array_equal(outer(tf.constant([1.0, 2.0])).numpy(), [3.0, 5.0])
+    saved = grappler_config.get_experimental_options()
+    grappler_config.set_experimental_options({"disable_meta_optimizer": True})  # no inlining: the kernel runs it
+    try:
+        np.testing.assert_array_equal(outer(tf.constant([3.0])).numpy(), [7.0])
+    finally:
+        grappler_config._experimental.clear()
+        grappler_config._experimental.update(saved)
 
 
 def test_inner_function_capturing_an_outer_trace_tensor() -> None:

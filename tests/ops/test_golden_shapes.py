@@ -107,7 +107,9 @@ def replay_handle_data(case: dict) -> list[list[list[object]] | None]:
 def test_golden_covers_every_standard_op() -> None:
     standard_ops = {name for path in OP_DEFS for name in re.findall(r'^  name: "(\w+)"$', path.read_text(), re.M)}
     assert len(standard_ops) >= 86
-    missing = sorted(standard_ops - {c["op"] for c in CASES})
+    # TF infers the outputs of a call from the called function's body (tests/framework/test_function_def_lib.py).
+    calls = {"PartitionedCall", "StatefulPartitionedCall"}
+    missing = sorted(standard_ops - calls - {c["op"] for c in CASES})
     assert not missing, f"ops without golden shape cases: {missing}"
     assert len(CASES) >= 500
 

@@ -14,9 +14,10 @@ Execution: each concrete function hands its GraphDef to execution once, in
 :func:`compile_function_graph` (the single place where a graph optimizer will sit),
 and runs the compiled plan on every call; outputs come back as eager tensors.
 Called while a graph is being built (inside another function's trace or in a v1
-``Graph``), a function is *inlined*: its traced body is imported into the calling
-graph with the arguments wired to its placeholders (TensorFlow emits a
-``PartitionedCall`` instead; the numbers are the same).
+``Graph``), a function becomes a ``PartitionedCall`` (``StatefulPartitionedCall``)
+node naming its trace, which goes into the graph's function library as the
+FunctionDef ``__inference_NAME_N``, as TensorFlow builds nested functions; the
+graph optimizer inlines such calls, the call kernel runs what it does not.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.api import context
-from modtensor.framework import dtypes, errors, importer, op_def_library, tensor_shape
+from modtensor.framework import dtypes, errors, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
 from modtensor.framework.func_graph import (
     FuncGraph,
@@ -43,6 +44,7 @@ from modtensor.framework.func_graph import (
     pack_structure,
 )
 from modtensor.framework.graph import SymbolicTensor
+from modtensor.framework.protos import attr_value_pb2, config_pb2
 from modtensor.framework.tensor import Tensor, TensorSpec
 from modtensor.runtime import context as runtime_context
 from modtensor.runtime import eager, graph_execution
@@ -317,6 +319,7 @@ class ConcreteFunction:
         self._lock = threading.Lock()
         self._pack_outputs = _packer(graph.structured_outputs)
         self._inference_name = f"__inference_{graph.name}_{next(_CONCRETE_IDS)}"
+        self._fdef: Any = None
 
     # ----------------------------------------------------------------- TF's attributes
 
@@ -387,8 +390,14 @@ class ConcreteFunction:
                     "call the function itself (not this trace) to trace for another value."
                 )
         if not _executing_eagerly():
-            return _inline(self, tensors, self.name)
+            return _call_in_graph(self, tensors)
         return self._call_flat(tensors)
+
+    def _function_def(self) -> Any:
+        """This trace as the FunctionDef ``__inference_NAME_N`` (made once) that call nodes name."""
+        if self._fdef is None:
+            self._fdef = self._graph.to_function_def(self._inference_name)
+        return self._fdef
 
     def _compiled_plan(self, feed_devices: tuple[Any, ...] = ()) -> Any:
         # Compiled per eager device scope of the call and per device of the arguments: as in TF, a
@@ -427,7 +436,11 @@ class ConcreteFunction:
             feeds.append(_feed_value(external))
             devices.append(_feed_device(external))
         try:
-            results = self._compiled_plan(tuple(devices)).run_placed(feeds)
+            plan = self._compiled_plan(tuple(devices))
+        except errors.OpError as e:  # building the graph's plan failed (TF: no "Graph execution error" text)
+            raise type(e)(e.node_def, e.op, f"{e.message} [Op:{self._inference_name}]") from e
+        try:
+            results = plan.run_placed(feeds)
         except errors.OpError as e:
             # TF's form for errors of a function's graph: "Graph execution error:" ... "[Op:__inference_f_12]".
             raise type(e)(e.node_def, e.op, f"Graph execution error:\n\n{e.message} [Op:{self._inference_name}]") from e
@@ -491,33 +504,45 @@ def _checked_tensor(value: Any, spec: TensorSpec, name: str) -> Any:
     return tensor
 
 
-def _inline(concrete: ConcreteFunction, tensors: Sequence[Any], scope: str) -> Any:
-    """Import ``concrete``'s body into the graph being built, its placeholders wired to ``tensors`` and captures."""
+def _call_in_graph(concrete: ConcreteFunction, tensors: Sequence[Any]) -> Any:
+    """A call of ``concrete`` in the graph being built: a ``PartitionedCall`` node (``StatefulPartitionedCall``
+    when the function has stateful ops) naming the function, which goes into the graph's library with the
+    functions it calls, as TensorFlow builds nested functions. The captured tensors follow the arguments.
+    """
     outer = graph_lib.get_default_graph()
     graph = concrete.graph
-    num_args = concrete._num_args
-    placeholders = graph.inputs
-    bound = list(zip(placeholders[:num_args], tensors, strict=True))
-    bound += [(internal, external) for external, internal in graph.captures]
-    input_map: dict[str, Any] = {}
-    stripped = {placeholder.op.name for placeholder, _ in bound}
-    with outer.name_scope(scope) as prefix:  # the inlined body and the constants made for it share one scope
-        for placeholder, value in bound:
-            if not placeholder.consumers():
-                continue
-            if isinstance(value, eager.EagerTensor) and not outer.building_function:
-                value = value.numpy()  # a v1 graph holds an eager value as a Const
-            input_map[placeholder.name] = op_def_library.convert_to_tensor(
-                value, dtype=placeholder.dtype, name=placeholder.op.name, graph=outer
-            )
-    graph_def = graph.as_graph_def()
-    kept = [node for node in graph_def.node if node.name not in stripped]
-    del graph_def.node[:]
-    graph_def.node.extend(kept)
-    results = importer.import_graph_def(
-        graph_def, input_map=input_map, return_elements=[t.name for t in graph.outputs], name=prefix, graph=outer
-    )
-    return concrete._pack_outputs(iter(results or []))
+    name = concrete._inference_name
+    if not outer._is_function(name):
+        graph.add_to_graph(outer, concrete._function_def())
+    inputs: list[Any] = []
+    for value, placeholder in zip([*tensors, *graph.external_captures], graph.inputs, strict=True):
+        if isinstance(value, eager.EagerTensor) and not outer.building_function:
+            value = value.numpy()  # a v1 graph holds an eager value as a Const
+        if not isinstance(value, SymbolicTensor) or value.graph is not outer:
+            value = op_def_library.convert_to_tensor(value, dtype=placeholder.dtype, graph=outer)
+        inputs.append(value)
+    stateful = any(op.op_def.is_stateful for op in graph.get_operations())
+    op_type = "StatefulPartitionedCall" if stateful else "PartitionedCall"
+    config = config_pb2.ConfigProto(allow_soft_placement=True).SerializeToString(deterministic=True)
+    attrs = {
+        "f": attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=name)),
+        "Tin": attr_value_pb2.AttrValue(
+            list=attr_value_pb2.AttrValue.ListValue(type=[t.dtype.as_datatype_enum for t in inputs])
+        ),
+        "Tout": attr_value_pb2.AttrValue(
+            list=attr_value_pb2.AttrValue.ListValue(type=[t.dtype.as_datatype_enum for t in graph.outputs])
+        ),
+        "config_proto": attr_value_pb2.AttrValue(s=config),
+        "executor_type": attr_value_pb2.AttrValue(s=b""),
+        "config": attr_value_pb2.AttrValue(s=b""),
+    }
+    op = outer.create_op(op_type, inputs, name=op_type, attrs=attrs)
+    empty = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue())
+    op._set_attr("_read_only_resource_inputs", empty)
+    op._set_attr("_collective_manager_ids", empty)
+    for result, traced in zip(op.outputs, graph.outputs, strict=True):
+        result.set_shape(traced.shape)
+    return concrete._pack_outputs(iter(op.outputs))
 
 
 # ============================================================================ tf.function
@@ -832,11 +857,11 @@ class Function:
     # ----------------------------------------------------------------- graph mode
 
     def _call_in_graph(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Called while a graph is built: trace for the calling graph (cached per graph) and inline the body."""
+        """Called while a graph is built: trace for the calling graph (cached per graph) and add a call node."""
         outer = graph_lib.get_default_graph()
         if self._input_signature is not None:
             concrete, tensors = self._signature_call(args, kwargs)
-            return _inline(concrete, tensors, self._name)
+            return _call_in_graph(concrete, tensors)
         args, kwargs = self._canonicalize(args, kwargs)
         tensors: list[Any] = []
         key = _call_key(args, kwargs, tensors)
@@ -844,7 +869,7 @@ class Function:
         concrete = cache.get(key)
         if concrete is None:
             concrete = self._lookup_or_trace(key, args, kwargs, cache, outer)
-        return _inline(concrete, tensors, self._name)
+        return _call_in_graph(concrete, tensors)
 
 
 def function(

@@ -42,10 +42,15 @@ __all__ = [
     "RunMetadata",
     "RunOptions",
     "Session",  # noqa: F822 - loaded on first use (module __getattr__)
+    "case",  # noqa: F822 - loaded on first use (module __getattr__)
     "colocate_with",
+    "cond",  # noqa: F822 - loaded on first use (module __getattr__)
+    "control_flow_v2_enabled",
     "device",
+    "disable_control_flow_v2",
     "disable_eager_execution",
     "disable_v2_behavior",
+    "enable_control_flow_v2",
     "enable_eager_execution",
     "enable_v2_behavior",
     "executing_eagerly",
@@ -55,6 +60,7 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "reset_default_graph",
+    "while_loop",  # noqa: F822 - loaded on first use (module __getattr__)
 ]
 
 executing_eagerly = _context.executing_eagerly
@@ -80,13 +86,36 @@ def enable_eager_execution(config: ConfigProto | None = None, device_policy: Any
 
 
 def disable_v2_behavior() -> None:
-    """TensorFlow 1 behaviour: for modtensor this is ``disable_eager_execution()``."""
+    """TensorFlow 1 behaviour: graphs instead of eager execution, and v1 control flow in those graphs."""
     disable_eager_execution()
+    disable_control_flow_v2()
 
 
 def enable_v2_behavior() -> None:
-    """TensorFlow 2 behaviour (eager execution), the default."""
+    """TensorFlow 2 behaviour (eager execution, control flow v2), the default."""
     enable_eager_execution()
+    enable_control_flow_v2()
+
+
+def enable_control_flow_v2() -> None:
+    """Use functional control flow (If/While ops) in v1 graphs too: TensorFlow 2's default."""
+    from modtensor.api import control_flow_util
+
+    control_flow_util.enable_control_flow_v2()
+
+
+def disable_control_flow_v2() -> None:
+    """``cond``/``while_loop`` in v1 graphs build TF 1's Switch/Merge/Enter/Exit ops (functions keep v2)."""
+    from modtensor.api import control_flow_util
+
+    control_flow_util.disable_control_flow_v2()
+
+
+def control_flow_v2_enabled() -> bool:
+    """Whether v1 graphs get functional control flow."""
+    from modtensor.api import control_flow_util
+
+    return control_flow_util.control_flow_v2_enabled()
 
 
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Any:
@@ -137,6 +166,13 @@ _VARIABLES_V1 = {
     "local_variables_initializer", "trainable_variables", "variable_scope", "variables_initializer",
 }  # fmt: skip
 
+# TF 1's signatures of the control-flow functions (loaded on first use).
+_V1_CONTROL_FLOW = {
+    "cond": ("modtensor.api.cond", "cond_v1"),
+    "case": ("modtensor.api.cond", "case_v1"),
+    "while_loop": ("modtensor.api.while_loop", "while_loop_v1"),
+}
+
 
 def __getattr__(name: str) -> Any:
     if name == "Session":
@@ -145,6 +181,9 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module("modtensor.api.variables_v1"), name)
     if name == "train":
         return importlib.import_module("modtensor.compat.v1_train")
+    if name in _V1_CONTROL_FLOW:
+        module, attr = _V1_CONTROL_FLOW[name]
+        return getattr(importlib.import_module(module), attr)
     import modtensor
 
     try:

@@ -22,12 +22,16 @@ from typing import Any
 
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework.auto_control_deps import add_automatic_control_dependencies
-from modtensor.framework.graph import Graph, SymbolicTensor
+from modtensor.framework.graph import Graph, Operation, SymbolicTensor
 from modtensor.framework.protos import attr_value_pb2
 from modtensor.framework.tensor import Tensor, TensorSpec
 
 __all__ = [
+    "CondBranchFuncGraph",
+    "ControlFlowFuncGraph",
     "FuncGraph",
+    "WhileBodyFuncGraph",
+    "WhileCondFuncGraph",
     "flatten_structure",
     "func_graph_from_py_func",
     "is_namedtuple",
@@ -177,8 +181,63 @@ class FuncGraph(Graph):
         )
         return op.outputs[0]
 
+    def reset_captures(self, externals: Sequence[Tensor], internals: Sequence[SymbolicTensor]) -> None:
+        """Make ``externals[i]`` the outside tensor fed to placeholder ``internals[i]`` (TF's reset_captures)."""
+        self._captures = {id(e): (e, i) for e, i in zip(externals, internals, strict=True)}
+
+    def to_function_def(self, name: str | None = None, output_names: Sequence[str] | None = None) -> Any:
+        """This graph as the FunctionDef ``name`` (default: the graph's name): inputs as args, outputs as rets."""
+        from modtensor.framework import function_def_lib
+
+        return function_def_lib.graph_to_function_def(
+            self,
+            name or self.name,
+            self.inputs,
+            self.outputs,
+            output_names=output_names,
+            control_outputs=self.control_outputs,
+        )
+
+    def add_to_graph(self, graph: Graph, function_def: Any) -> None:
+        """Put ``function_def`` (made from this graph) and every function this graph's ops call into ``graph``."""
+        for nested in self._functions.values():
+            graph._add_function(nested)
+        for function_name, gradient in self._gradients.items():
+            graph._add_gradient(function_name, gradient)
+        graph._add_function(function_def)
+
     def __repr__(self) -> str:
         return f"FuncGraph(name={self.name}, id={id(self)})"
+
+
+class ControlFlowFuncGraph(FuncGraph):
+    """A FuncGraph for a branch, loop condition or loop body: it keeps the enclosing graph's device scopes.
+
+    As in TensorFlow, one is made per control-flow op, so the device scope around the op
+    applies to the ops of its functions; inside ``tf.function`` it also continues the
+    enclosing name scope (branch ops are named ``cond/...``).
+    """
+
+    def __init__(self, name: str, outer_graph: Graph):
+        super().__init__(name, outer_graph=outer_graph)
+        self._thread.device_stack = list(outer_graph._thread.device_stack)
+        outermost = outer_graph
+        while isinstance(outermost, FuncGraph) and outermost.outer_graph is not None:
+            outermost = outermost.outer_graph
+        if isinstance(outermost, FuncGraph):
+            self._thread.name_stack = outer_graph.get_name_scope()
+
+
+class CondBranchFuncGraph(ControlFlowFuncGraph):
+    """A branch of ``tf.cond``/``tf.switch_case``."""
+
+
+class WhileCondFuncGraph(ControlFlowFuncGraph):
+    """The condition of ``tf.while_loop``."""
+
+
+class WhileBodyFuncGraph(ControlFlowFuncGraph):
+    """The body of ``tf.while_loop``."""
 
 
 # ============================================================================ tracing
@@ -222,6 +281,9 @@ def func_graph_from_py_func(
     arg_names: Sequence[str],
     outer_graph: Graph | None = None,
     seed: int | None = None,
+    *,
+    func_graph: FuncGraph | None = None,
+    op_return_value: Any = None,
 ) -> FuncGraph:
     """Trace ``python_func(*args, **kwargs)`` into a new FuncGraph and return it.
 
@@ -232,8 +294,10 @@ def func_graph_from_py_func(
     values become constants, outside tensors are captured) and passed through an
     ``Identity``. Errors raised while tracing (shape inference's ValueError, TypeError)
     propagate unchanged. ``seed`` is the graph-level random seed when there is no ``outer_graph``.
+    ``func_graph`` is the graph to trace into (default: a new FuncGraph); a result that is an
+    Operation becomes ``op_return_value`` run after it (how a ``cond`` branch may return an op).
     """
-    graph = FuncGraph(name, outer_graph=outer_graph, seed=seed)
+    graph = func_graph if func_graph is not None else FuncGraph(name, outer_graph=outer_graph, seed=seed)
     with graph.as_default():
         traced_args = tuple(
             _placeholders_for(graph, arg, arg_names[i] if i < len(arg_names) else "args") for i, arg in enumerate(args)
@@ -256,6 +320,11 @@ def func_graph_from_py_func(
             for leaf in flat:
                 if leaf is None:
                     outputs.append(None)
+                    continue
+                if isinstance(leaf, Operation) and op_return_value is not None:
+                    with graph.control_dependencies([leaf]):
+                        value = op_def_library.convert_to_tensor(op_return_value, graph=graph)
+                        outputs.append(graph.create_op("Identity", [value], name="Identity").outputs[0])
                     continue
                 tensor = op_def_library.convert_to_tensor(leaf, graph=graph)
                 outputs.append(graph.create_op("Identity", [tensor], name="Identity").outputs[0])

@@ -197,6 +197,8 @@ class Operation:
                 self._control_inputs.append(op)
         self._outputs = [SymbolicTensor(self, i, dtypes.as_dtype(t)) for i, t in enumerate(output_types)]
         self._id = -1
+        # The v1 control-flow context (cond branch, while loop) the op was made in: api/control_flow_v1.py.
+        self._control_flow_context: Any = None
         # value_index -> constant value (or None) found by the shape refiner; see shape_refiner.
         self._constant_cache: dict[Any, Any] = {}
         self._sync_node_def_inputs()
@@ -439,6 +441,9 @@ class Graph:
         self._thread = _ThreadState()
         self.seed: int | None = None
         self._constants_generation = 0
+        # The v1 control-flow context ops are made in (TF's Graph._control_flow_context): it may rewrite their
+        # inputs (Switch into a cond branch, Enter into a while loop) once they exist. api/control_flow_v1.py.
+        self._control_flow_context: Any = None
 
     # ----------------------------------------------------------------- default graph
 
@@ -822,7 +827,18 @@ class Graph:
         if compute_device:
             self._apply_device_functions(op)
         self._apply_colocation(op)
+        context = self._control_flow_context
+        if context is not None:
+            op._control_flow_context = context
+            context.add_op(op)
         return op
+
+    def _get_control_flow_context(self) -> Any:
+        """The v1 control-flow context new ops are made in (None outside ``cond``/``while_loop`` building)."""
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, context: Any) -> None:
+        self._control_flow_context = context
 
     def _rollback(self, num_ops: int, function_names: Iterable[str] = ()) -> None:
         """Remove the ops added after the graph had ``num_ops`` (and the named functions): a failed import

@@ -35,6 +35,41 @@ def _capture_if_foreign(value: Any, graph: Graph, name: str) -> Any:
     return value
 
 
+def _contains_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    return isinstance(value, (list, tuple)) and any(_contains_tensor(v) for v in value)
+
+
+def _first_tensor_dtype(values: Any) -> dtypes.DType:
+    for item in values:
+        if isinstance(item, Tensor):
+            return item.dtype.base_dtype
+        if isinstance(item, (list, tuple)) and _contains_tensor(item):
+            return _first_tensor_dtype(item)
+    raise ValueError("no tensor in the list")  # pragma: no cover - callers check _contains_tensor
+
+
+def _autopack(values: Sequence[Any], dtype: Any, name: str, graph: Graph) -> SymbolicTensor:
+    """A (nested) list holding tensors as one tensor: TF's autopacking, a ``Pack`` of the converted elements."""
+    if dtype is None:
+        dtype = _first_tensor_dtype(values)
+    with graph.name_scope(name) as scope:
+        elements = []
+        for i, item in enumerate(values):
+            if isinstance(item, (list, tuple)) and _contains_tensor(item):
+                elements.append(_autopack(item, dtype, str(i), graph))
+            else:
+                elements.append(convert_to_tensor(item, dtype=dtype, name=str(i), graph=graph))
+        op = graph.create_op(
+            "Pack",
+            elements,
+            name=scope,
+            attrs={"N": len(elements), "axis": 0, "T": dtypes.as_dtype(dtype).as_datatype_enum},
+        )
+        return op.outputs[0]
+
+
 def constant(
     value: Any, dtype: Any = None, shape: Any = None, name: str = "Const", graph: Graph | None = None
 ) -> SymbolicTensor:
@@ -70,6 +105,8 @@ def convert_to_tensor(
         return value
     if isinstance(value, Operation):
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, name={name!r})")
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        return _autopack(value, dtype, "packed" if name == "Const" else name, graph or get_default_graph())
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, dtype=preferred_dtype, name=name, graph=graph)

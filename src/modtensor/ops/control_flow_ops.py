@@ -98,3 +98,22 @@ register_op("Exit").input("data: T").output("output: T").attr("T: type").set_sha
     .set_shape_fn(common_shapes.unchanged_shape_with_rank(0))
 )
 register_op("ControlTrigger").set_shape_fn(common_shapes.no_outputs)
+
+
+def _switch_n_shape(ctx: InferenceContext) -> None:
+    """Every output has the data's shape; the output index must be a scalar."""
+    ctx.with_rank(ctx.input(1), 0)
+    for i in range(ctx.num_outputs()):
+        ctx.set_output(i, ctx.input(0))
+
+
+# ``_SwitchN``: the data to output ``output_index``, every other output dead (the lowered form of Case).
+(
+    register_op("_SwitchN")
+    .input("data: T")
+    .input("output_index: int32")
+    .output("outputs: num_outs * T")
+    .attr("num_outs: int >= 1")
+    .attr("T: type")
+    .set_shape_fn(_switch_n_shape)
+)

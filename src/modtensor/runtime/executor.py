@@ -48,6 +48,7 @@ from modtensor.framework import dtypes, errors, graph_walk, op_spec
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.op_registry import OpRegistry, global_registry
 from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2, types_pb2
+from modtensor.ops.functional_ops import FUNCTIONAL_OPS
 from modtensor.runtime import compiled_loop, control_flow_info
 from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.device import Device
@@ -246,11 +247,13 @@ class Executor:
         kernel_cache: KernelCache | None = None,
         dataflow: bool = False,
         compile_loops: bool = True,
+        function_library: Any = None,
     ):
         """Compile ``graph_def`` for ``device``; ``dataflow`` forces the dataflow machine (a step where some
         partition has control flow: dead values may arrive through any receive); ``compile_loops=False`` runs
         every while loop on the dataflow machine (runtime/compiled_loop.py is the default for simple loops)."""
         self.device = device
+        self._function_library = function_library
         self.graph_def = graph_def
         op_registry = op_registry if op_registry is not None else global_registry()
         nodes = list(graph_def.node)
@@ -386,12 +389,14 @@ class Executor:
     ) -> OpKernel:
         op_def = op_registry.get(node.op).op_def
         key = (self.device.name, node.name)
-        if cache is not None and op_def.is_stateful:
-            found = cache.get(key)
+        # Kernels that call library functions run them through this graph's function library: never shared.
+        cached = cache is not None and op_def.is_stateful and node.op not in FUNCTIONAL_OPS
+        if cached:
+            found = cache.get(key)  # type: ignore[union-attr]
             if found is not None and found[0] == node:
                 return found[1]
-        kernel = create_kernel(node, op_def, self.device, registry)
-        if cache is not None and op_def.is_stateful:
+        kernel = create_kernel(node, op_def, self.device, registry, function_library=self._function_library)
+        if cached:
             cache[key] = (node, kernel)
         else:
             self._owned.append(kernel)

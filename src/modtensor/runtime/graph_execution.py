@@ -6,10 +6,14 @@
    their edges (a fed Placeholder never runs; its control edges move to the feed);
 2. add a client-terminated ``_Recv`` per feed (``_recv_NAME_I``) and ``_Send`` per
    fetch (``_send_NAME_I``) on the client device (CPU:0), as TF's subgraph rewrite does;
-3. place (``placer.place``), partition per device (``partitioner.partition``, which adds
+3. lower functional control flow (``grappler/passes/lower_functional_ops.py``, TF's
+   LowerFunctionalOpsPass) where it is marked for it and the executor runs v1 control
+   flow, then optimize (grappler);
+4. place (``placer.place``), partition per device (``partitioner.partition``, which adds
    the control loops of while loops spanning devices) and build one ``Executor`` per
    partition (all in dataflow mode when any partition has control flow: dead values can
-   cross partitions).
+   cross partitions); kernels that call library functions get a ``FunctionLibraryRuntime``
+   (``runtime/function_library.py``) of the graph's library.
 
 With the graph optimizer on, TensorFlow's order comes first: the nodes the fetches need are
 placed, the meta-optimizer (built-in passes, then plugin optimizers) runs on that placed
@@ -72,6 +76,12 @@ class ExecutionOptions:
     inter_op_threads: int = 0  # nodes of a step that may run at once (0: the process setting, then the cores)
     compile_loops: bool = True  # simple while loops run as compiled plans (False: all on the dataflow machine)
     fetches_on_device: bool = False  # fetches stay on the device that produced them (functions); else host arrays
+    # Functional control flow (If/Case/While with `_lower_using_switch_merge`) lowered to v1 control flow before
+    # placement (TF's LowerFunctionalOpsPass): None = when the executor runs v1 control flow (kernels for Merge,
+    # Switch, ...); False = never (ConfigProto.experimental.disable_functional_ops_lowering). The pass always
+    # checks what it would build, so its errors (a non-bool predicate) are TF's either way.
+    lower_control_flow: bool | None = None
+    lower_function_calls: bool = False  # also inline every function call (TF's do_function_inlining)
 
 
 def normalize_tensor_name(name: str) -> str:
@@ -93,6 +103,7 @@ def compile_graph(
     kernel_cache: KernelCache | None = None,
     registry: KernelRegistry | None = None,
     feed_devices: Sequence[Device | None] | None = None,
+    function_library: Any = None,
 ) -> CompiledGraph:
     """Prune, place, partition and build executors for one (feeds, fetches, targets) signature.
 
@@ -101,7 +112,9 @@ def compile_graph(
     TF session. ``feed_devices`` (one per feed, None: the host) says where each fed value
     lives: its receive is placed there, so a device value is not copied through the host
     (TF's function argument devices). Unknown names raise NotFoundError; placement and
-    kernel errors raise here, naming the node.
+    kernel errors raise here, naming the node. ``function_library`` is the FunctionLibraryRuntime
+    the kernels call library functions through; by default the compiled graph makes (and owns)
+    one for the graph's library.
     """
     options = options or ExecutionOptions()
     devices = device_set if device_set is not None else device_factory.device_set()
@@ -111,6 +124,8 @@ def compile_graph(
     target_names = tuple(t.lstrip("^") for t in targets)
     if len(set(feed_names)) != len(feed_names):
         raise errors.InvalidArgumentError(None, None, f"A tensor is fed more than once: {list(feed_names)}")
+    # TF's PRE_PLACEMENT LowerFunctionalOpsPass: functional control flow marked for it becomes v1 control flow.
+    graph_def = _lower_functional_ops(graph_def, options, registry)
     default = _resolve_device(devices, options.default_device) if options.default_device else None
     optimization = None
     if options.optimize_graph and (fetch_names or target_names):
@@ -147,6 +162,11 @@ def compile_graph(
     partitioning = partition(placed, devices, registry=registry)
     # Dead values may reach any partition through its receives once one partition has control flow.
     dataflow = any(control_flow_info.has_control_flow(g.node) for g in partitioning.graphs.values())
+    owned_library = None
+    if function_library is None and placed.library.function:
+        from modtensor.runtime.function_library import FunctionLibraryRuntime
+
+        function_library = owned_library = FunctionLibraryRuntime(placed.library, devices, options, registry=registry)
     executors = []
     try:
         for name, partition_graph in partitioning.graphs.items():
@@ -160,11 +180,14 @@ def compile_graph(
                     kernel_cache=kernel_cache,
                     dataflow=dataflow,
                     compile_loops=options.compile_loops,
+                    function_library=function_library,
                 )
             )
     except BaseException:
         for executor in executors:
             executor.close()
+        if owned_library is not None:
+            owned_library.close()
         raise
     compiled = CompiledGraph(
         feed_names,
@@ -178,6 +201,7 @@ def compile_graph(
         placement.log,
     )
     compiled.optimization = optimization
+    compiled._function_library = owned_library
     return compiled
 
 
@@ -213,6 +237,7 @@ class CompiledGraph:
             if key is not None
         ]
         self._fetch_sources = pruned.fetch_sources
+        self._function_library: Any = None  # the FunctionLibraryRuntime this graph made (closed with it)
 
     @property
     def devices(self) -> list[str]:
@@ -354,10 +379,13 @@ class CompiledGraph:
         return next((device for i, _key, _dtype, device in self._feeds if i == index), self._client)
 
     def close(self) -> None:
-        """Release the kernels of every partition."""
+        """Release the kernels of every partition (and the function library this graph made)."""
         for executor in self._executors:
             executor.close()
         self._executors = []
+        if self._function_library is not None:
+            self._function_library.close()
+            self._function_library = None
 
 
 def _optimize(
@@ -439,6 +467,38 @@ def _fetches_next_to_producers(
         if not memory_types(producer, device, registry)[1][index]:
             node.device = device.name
     return out
+
+
+def _lower_functional_ops(
+    graph_def: graph_pb2.GraphDef, options: ExecutionOptions, registry: KernelRegistry | None
+) -> graph_pb2.GraphDef:
+    """The graph with functional control flow lowered when options and executor allow (module docstring)."""
+    if options.lower_control_flow is False and not options.lower_function_calls:
+        return graph_def
+    from modtensor.grappler.passes import lower_functional_ops as lowering
+
+    if not lowering.needs_lowering(graph_def, options.lower_function_calls):
+        return graph_def
+    lowered = lowering.lower_functional_ops(
+        graph_def,
+        keep_lowered_nodes_fetchable=True,
+        lower_function_calls=options.lower_function_calls,
+        functional_control_flow=options.lower_control_flow is False,
+    )
+    if options.lower_control_flow is None and not executor_runs_v1_control_flow(registry):
+        return graph_def  # checked; the functional kernels run it
+    return lowered
+
+
+def executor_runs_v1_control_flow(registry: KernelRegistry | None = None) -> bool:
+    """Whether v1 control flow can run here: the executor's Switch/Merge/Enter/... have kernels (CPU or DEFAULT)."""
+    from modtensor.runtime.kernel_registry import DEFAULT_DEVICE_TYPE, global_kernel_registry
+
+    registry = registry if registry is not None else global_kernel_registry()
+    return all(
+        any(k.kernel_def.device_type in ("CPU", DEFAULT_DEVICE_TYPE) for k in registry.kernels_for_op(op))
+        for op in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "_SwitchN")
+    )
 
 
 def host_evaluator(devices: DeviceSet | None = None) -> Any:

@@ -59,6 +59,7 @@ class OpKernelConstruction:
 
     __slots__ = (
         "device",
+        "function_library",
         "input_types",
         "kernel_def",
         "name",
@@ -76,10 +77,14 @@ class OpKernelConstruction:
         op_def: op_def_pb2.OpDef,
         device: Device,
         registration: KernelRegistration,
+        function_library: Any = None,
     ):
         self.node_def = node_def
         self.op_def = op_def
         self.device = device
+        # The FunctionLibraryRuntime (runtime/function_library.py) of the graph the node belongs to, or None:
+        # what kernels that call library functions (If, While, PartitionedCall, ...) run them through.
+        self.function_library = function_library
         self.registration = registration
         self.kernel_def: KernelDef = registration.kernel_def
         self.name = node_def.name
@@ -380,9 +385,12 @@ def create_kernel(
     op_def: op_def_pb2.OpDef,
     device: Device,
     registry: KernelRegistry | None = None,
+    *,
+    function_library: Any = None,
 ) -> OpKernel:
     """Find and construct the kernel for ``node_def`` on ``device`` (defaults added on a copy of the node).
 
+    ``function_library`` is what the kernel sees as ``OpKernelConstruction.function_library``.
     Lookup and construction errors are re-raised as the same class with the node named
     (``[[{{node NAME}}]]``) and the original as ``__cause__``.
     """
@@ -394,7 +402,7 @@ def create_kernel(
     node_def_lib.add_default_attrs(node, op_def)
     registration = registry.find_kernel(node, op_def, device.device_type)
     try:
-        ctx = OpKernelConstruction(node, op_def, device, registration)
+        ctx = OpKernelConstruction(node, op_def, device, registration, function_library)
         kernel = registration.factory(ctx)
         if ctx.status is not None:
             raise ctx.status

@@ -83,6 +83,8 @@ class Session:
                 self._config.graph_options.rewrite_options if self._config.HasField("graph_options") else None
             ),
             inter_op_threads=self._config.inter_op_parallelism_threads,
+            lower_control_flow=False if self._config.experimental.disable_functional_ops_lowering else None,
+            lower_function_calls=self._config.graph_options.optimizer_options.do_function_inlining,
         )
         self._closed = False
         self._lock = threading.Lock()

@@ -1,0 +1,225 @@
+"""Kernels of the functional control-flow ops: If, Case, While and the function-call ops, for every device.
+
+Each kernel runs library functions through the function library runtime of its graph
+(``OpKernelConstruction.function_library``, see ``runtime/function_library.py``),
+instantiated for the kernel's own device on first use and reused on every call:
+
+- ``If``/``StatelessIf``: the predicate (host memory on non-CPU devices, TF's ``ToBool``
+  rules: a non-zero number, a non-empty string, a non-empty non-scalar tensor is true)
+  picks ``then_branch`` or ``else_branch``, which gets the other inputs.
+- ``Case``/``StatelessCase``: ``branch_index`` picks one of ``branches``; out of range
+  picks the last one (TF's default branch).
+- ``While``/``StatelessWhile``: ``cond`` on the loop values, then ``body`` makes the next
+  values, until ``cond`` is false; outputs are the last values.
+- ``PartitionedCall``/``StatefulPartitionedCall``: ``f`` on the inputs.
+
+Values pass between the caller and the functions without leaving their device. An
+error inside a function names the function (``{{function_node NAME}}``), its node and
+op, and, for a loop, the iteration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from modtensor.framework import dtypes, errors
+from modtensor.runtime.function_library import FunctionLibraryRuntime, InstantiatedFunction
+from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry
+from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, OpKernelContext
+from modtensor.runtime.rendezvous import SentTensor, copy_tensor
+
+__all__ = ["register_functional_kernels", "to_bool"]
+
+SOURCE = "modtensor.runtime.functional_kernels"
+
+
+def _cancellation(ctx: OpKernelContext) -> Any:
+    """The calling step's CancellationManager (None outside a graph step)."""
+    step = ctx.step
+    return step.cancellation if step is not None else None
+
+
+def to_bool(value: Any, what: str = "") -> bool:
+    """TensorFlow's ToBool: a scalar is true when non-zero (non-empty for strings); other tensors when non-empty."""
+    array = np.asarray(value)
+    if array.ndim != 0:
+        return array.size > 0
+    if array.dtype == np.bool_:
+        return bool(array)
+    if array.dtype.kind in "iuf":
+        return bool(array != 0)
+    if array.dtype.kind in "SUO":
+        item = array.item()
+        return len(item) > 0 if isinstance(item, (bytes, str)) else bool(item)
+    try:
+        name = dtypes.as_dtype(array.dtype).name
+    except TypeError:
+        name = str(array.dtype)
+    raise errors.InvalidArgumentError(None, None, f"{what}{name} cannot be converted to a boolean")
+
+
+class _FunctionCallingKernel(OpKernel):
+    """Base: the function library of the graph, and the functions of this node instantiated on first use."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        library = ctx.function_library
+        if library is None:
+            raise errors.FailedPreconditionError(
+                ctx.node_def,
+                None,
+                f"Op {ctx.type} (node '{ctx.name}') calls library functions, but its graph was compiled without a "
+                "function library",
+            )
+        self._library: FunctionLibraryRuntime = library
+        self._functions: dict[str, InstantiatedFunction] = {}
+
+    def _function(self, func: Any) -> InstantiatedFunction:
+        """The instantiation of a ``func`` attr value (NameAttrList) on this kernel's device."""
+        found = self._functions.get(func.name)
+        if found is None:
+            found = self._library.instantiate(func.name, dict(func.attr), self.device)
+            self._functions[func.name] = found
+        return found
+
+    def _args(self, ctx: OpKernelContext, start: int) -> list[SentTensor]:
+        device = self.device
+        host = self.input_host_memory
+        return [SentTensor(ctx.inputs[i], device, host[i]) for i in range(start, len(ctx.inputs))]
+
+    def _set_outputs(self, ctx: OpKernelContext, results: list[SentTensor], fname: str) -> None:
+        if len(results) != ctx.num_outputs:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Function '{fname}' returned {len(results)} values; op {self.type_string} expects {ctx.num_outputs}",
+            )
+        host = self.output_host_memory
+        device = self.device
+        for i, sent in enumerate(results):
+            ctx.set_output(i, copy_tensor(sent, device, host[i]))
+
+    def _host_scalar(self, sent: SentTensor) -> Any:
+        return sent.value if sent.on_host else sent.device.to_host(sent.value)
+
+
+class IfKernel(_FunctionCallingKernel):
+    """``If``/``StatelessIf``: run ``then_branch`` or ``else_branch`` on the inputs after the predicate."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._then = ctx.get_attr_proto("then_branch").func
+        self._else = ctx.get_attr_proto("else_branch").func
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Pick the branch and run it."""
+        cond = ctx.inputs[0]
+        if not self.input_host_memory[0]:
+            cond = self.device.to_host(cond)
+        taken = to_bool(cond)
+        branch = self._then if taken else self._else
+        function = self._function(branch)
+        context = f"{'then' if taken else 'else'} branch of '{self.name}'"
+        results = function.run(self._args(ctx, 1), cancellation=_cancellation(ctx), context=context)
+        self._set_outputs(ctx, results, branch.name)
+
+
+class CaseKernel(_FunctionCallingKernel):
+    """``Case``/``StatelessCase``: run ``branches[branch_index]`` (the last branch when out of range)."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._branches = list(ctx.get_attr_proto("branches").list.func)
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Pick the branch and run it."""
+        index_value = ctx.inputs[0]
+        if not self.input_host_memory[0]:
+            index_value = self.device.to_host(index_value)
+        index = np.asarray(index_value)
+        if index.ndim != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"branch_index must be scalar, but received shape {list(index.shape)}"
+            )
+        branch_index = int(index)
+        if branch_index < 0 or branch_index >= len(self._branches):
+            branch_index = len(self._branches) - 1
+        branch = self._branches[branch_index]
+        function = self._function(branch)
+        context = f"branch {branch_index} of '{self.name}'"
+        results = function.run(self._args(ctx, 1), cancellation=_cancellation(ctx), context=context)
+        self._set_outputs(ctx, results, branch.name)
+
+
+class WhileKernel(_FunctionCallingKernel):
+    """``While``/``StatelessWhile``: ``cond`` then ``body`` on the loop values until ``cond`` is false."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._cond = ctx.get_attr_proto("cond").func
+        self._body = ctx.get_attr_proto("body").func
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Run the loop."""
+        cond = self._function(self._cond)
+        body = self._function(self._body)
+        values = self._args(ctx, 0)
+        cancellation = _cancellation(ctx)
+        iteration = 0
+        while True:
+            where = f"iteration {iteration} of the loop '{self.name}'"
+            if cancellation is not None and cancellation.cancelled:
+                raise errors.CancelledError(None, None, f"The step was cancelled in {where}")
+            pred = cond.run(values, cancellation=cancellation, context=where)
+            if len(pred) != 1:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Expected a single scalar which can be converted to a boolean, got {len(pred)} tensors.",
+                )
+            if not to_bool(self._host_scalar(pred[0])):
+                break
+            values = body.run(values, cancellation=cancellation, context=where)
+            if len(values) != ctx.num_outputs:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Function '{self._body.name}' returned {len(values)} values; the loop has "
+                    f"{ctx.num_outputs} loop variables",
+                )
+            iteration += 1
+        self._set_outputs(ctx, values, self._body.name)
+
+
+class CallKernel(_FunctionCallingKernel):
+    """``PartitionedCall``/``StatefulPartitionedCall``: run ``f`` on the inputs."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._f = ctx.get_attr_proto("f").func
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Run the function."""
+        function = self._function(self._f)
+        self._set_outputs(ctx, function.run(self._args(ctx, 0), cancellation=_cancellation(ctx)), self._f.name)
+
+
+_KERNELS: dict[str, tuple[type[OpKernel], tuple[str, ...]]] = {
+    "If": (IfKernel, ("cond",)),
+    "StatelessIf": (IfKernel, ("cond",)),
+    "Case": (CaseKernel, ("branch_index",)),
+    "StatelessCase": (CaseKernel, ("branch_index",)),
+    "While": (WhileKernel, ()),
+    "StatelessWhile": (WhileKernel, ()),
+    "PartitionedCall": (CallKernel, ()),
+    "StatefulPartitionedCall": (CallKernel, ()),
+}
+
+
+def register_functional_kernels(device_type: str, registry: KernelRegistry) -> list[KernelRegistration]:
+    """Register the functional kernels for ``device_type`` (the predicate / branch index in host memory)."""
+    return [
+        registry.register(op, device_type, cls, host_memory=host, source=SOURCE) for op, (cls, host) in _KERNELS.items()
+    ]
