@@ -24,7 +24,6 @@ from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
-from modtensor.runtime.functional_kernels import register_functional_kernels
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
 from modtensor.runtime.kernels.plumbing import PLUMBING_KERNELS
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
@@ -284,7 +283,6 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         regs.extend(_register_state_and_training(target))
         regs.extend(_list_kernels.register_list_kernels(target, SOURCE))  # TensorList ops, CPU and DEFAULT
         regs.extend(_logging_kernels.register_logging_kernels(target, SOURCE))  # Assert, PrintV2, StringFormat
-        regs.extend(register_functional_kernels("CPU", target))  # If, While, PartitionedCall, ...
         _registered[id(target)] = regs
         return list(regs)
 
@@ -306,4 +304,3 @@ def _register_state_and_training(target: KernelRegistry) -> list[KernelRegistrat
             )
         )
     return regs
-from modtensor.runtime.functional_kernels import register_functional_kernels

@@ -1,4 +1,4 @@
-"""Kernels of the functional control-flow ops: If, Case, While and the function-call ops, for every device.
+"""Kernels of the functional control-flow ops (If, Case, While, the function-call ops) and ``_SwitchN``, on DEFAULT.
 
 Each kernel runs library functions through the function library runtime of its graph
 (``OpKernelConstruction.function_library``, see ``runtime/function_library.py``),
@@ -15,7 +15,9 @@ instantiated for the kernel's own device on first use and reused on every call:
 
 Values pass between the caller and the functions without leaving their device. An
 error inside a function names the function (``{{function_node NAME}}``), its node and
-op, and, for a loop, the iteration.
+op, and, for a loop, the iteration. ``_SwitchN`` (the lowered form of ``Case``) forwards
+its data to output ``output_index`` (the last one when out of range); the other outputs
+stay unset, which the executor treats as dead values, as for ``Switch``.
 """
 
 from __future__ import annotations
@@ -25,14 +27,15 @@ from typing import Any
 import numpy as np
 
 from modtensor.framework import dtypes, errors
+from modtensor.framework.protos import types_pb2
 from modtensor.runtime.function_library import FunctionLibraryRuntime, InstantiatedFunction
-from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry
+from modtensor.runtime.kernel_registry import DEFAULT_DEVICE_TYPE, KernelRegistration, KernelRegistry
 from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, OpKernelContext
 from modtensor.runtime.rendezvous import SentTensor, copy_tensor
 
-__all__ = ["register_functional_kernels", "to_bool"]
+__all__ = ["register", "to_bool"]
 
-SOURCE = "modtensor.runtime.functional_kernels"
+SOURCE = "modtensor.runtime.kernels.functional"
 
 
 def _cancellation(ctx: OpKernelContext) -> Any:
@@ -206,6 +209,24 @@ class CallKernel(_FunctionCallingKernel):
         self._set_outputs(ctx, function.run(self._args(ctx, 0), cancellation=_cancellation(ctx)), self._f.name)
 
 
+class SwitchNKernel(OpKernel):
+    """``_SwitchN``: the data to output ``output_index`` (the last one when out of range); the others are dead."""
+
+    allow_unset_outputs = True
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Forward the data to the chosen output."""
+        index = np.asarray(ctx.inputs[1])
+        if index.ndim != 0:
+            raise errors.InvalidArgumentError(
+                self.node_def, None, f"output_index must be a scalar, but it has shape {list(index.shape)}"
+            )
+        chosen = int(index)
+        if chosen < 0 or chosen >= ctx.num_outputs:
+            chosen = ctx.num_outputs - 1
+        ctx.outputs[chosen] = ctx.inputs[0]
+
+
 _KERNELS: dict[str, tuple[type[OpKernel], tuple[str, ...]]] = {
     "If": (IfKernel, ("cond",)),
     "StatelessIf": (IfKernel, ("cond",)),
@@ -218,8 +239,25 @@ _KERNELS: dict[str, tuple[type[OpKernel], tuple[str, ...]]] = {
 }
 
 
-def register_functional_kernels(device_type: str, registry: KernelRegistry) -> list[KernelRegistration]:
-    """Register the functional kernels for ``device_type`` (the predicate / branch index in host memory)."""
-    return [
-        registry.register(op, device_type, cls, host_memory=host, source=SOURCE) for op, (cls, host) in _KERNELS.items()
+def register(registry: KernelRegistry) -> list[KernelRegistration]:
+    """Register the functional kernels and ``_SwitchN`` for DEFAULT (predicates and indices in host memory)."""
+    regs = [
+        registry.register(op, DEFAULT_DEVICE_TYPE, cls, host_memory=host, source=SOURCE)
+        for op, (cls, host) in _KERNELS.items()
     ]
+    host_types = [types_pb2.DT_INT32, types_pb2.DT_STRING, types_pb2.DT_RESOURCE, types_pb2.DT_VARIANT]
+    device_types = [
+        t for t in types_pb2.DataType.values() if t not in host_types and t != types_pb2.DT_INVALID and t < 100
+    ]
+    for types, host in ((device_types, ("output_index",)), (host_types, ("data", "output_index", "outputs"))):
+        regs.append(
+            registry.register(
+                "_SwitchN",
+                DEFAULT_DEVICE_TYPE,
+                SwitchNKernel,
+                constraints={"T": types},
+                host_memory=host,
+                source=SOURCE,
+            )
+        )
+    return regs
