@@ -48,8 +48,8 @@ class GrapplerItem:
         return {node.name for node in self.graph_def.node if node.name not in consumed}
 
     def keep_nodes(self) -> set[str]:
-        """Nodes every pass must keep: the fetched ones and those to preserve."""
-        return self.fetch_nodes() | set(self.nodes_to_preserve)
+        """Nodes every pass must keep: the fetched, the fed (TF's NodesToPreserve) and those to preserve."""
+        return self.fetch_nodes() | self.feed_nodes() | set(self.nodes_to_preserve)
 
     def feed_nodes(self) -> set[str]:
         """Names of the nodes whose outputs are fed."""
