@@ -529,6 +529,11 @@ def program_v1_control_flow_ops(tf: Any) -> dict[str, Any]:
             if op.type == "Enter"
         )
         merge_inputs = sorted(sorted(t.op.type for t in op.inputs) for op in g.get_operations() if op.type == "Merge")
+        with tf.compat.v1.Session(graph=g) as sess:
+            values = [
+                [encode(v) for v in sess.run([y, i, z], {x: np.array(feed, np.float32)})]
+                for feed in ([1.0, 2.0], [-1.0, -2.0])
+            ]
         errors = {}
         with tf.Graph().as_default():
             try:
@@ -552,6 +557,7 @@ def program_v1_control_flow_ops(tf: Any) -> dict[str, Any]:
             "loop_ops": loop_ops,
             "enters": [list(e) for e in enters],
             "merge_inputs": merge_inputs,
+            "values": values,
             "shapes": [static_shape(y), static_shape(i), static_shape(z)],
             "errors": errors,
         }
