@@ -29,6 +29,7 @@ BENCHMARKS = [
     "c_kernel_overhead",
     "graph_overhead",
     "executor",
+    "while_loop",
     "model_latency",
     "grappler_scaling",
     "data_pipeline",

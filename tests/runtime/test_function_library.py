@@ -200,3 +200,19 @@ def test_kernel_outside_a_graph_with_a_library_fails_clearly() -> None:
     node.attr["Tout"].list.SetInParent()
     with pytest.raises(errors.FailedPreconditionError, match="compiled without a function library"):
         graph_execution.compile_graph(graph_def, [], [], ["call"])
+
+
+def test_nested_function_with_constants_inside_a_lowered_loop_body() -> None:
+    """The inlined call's constants join the loop's frame (they wait for the call's arguments)."""
+    w = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+
+    @tf.function
+    def inner(v):
+        return tf.nn.relu(tf.matmul(v, tf.constant(w)) + 0.5)
+
+    def program(x, n):
+        return tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, inner(v) * 0.5 + v), [0, x])[1]
+
+    x = np.array([[1.0, -2.0]], np.float32)
+    expected = program(tf.constant(x), tf.constant(3)).numpy()  # eagerly
+    np.testing.assert_allclose(tf.function(program)(tf.constant(x), tf.constant(3)).numpy(), expected, rtol=1e-6)

@@ -104,6 +104,13 @@ def _inline(
         )
         identity.attr["T"].type = _arg_type(arg, attrs)
         view.add(identity)
+    if not gate and data and any(not any(not t.startswith("^") for t in body.input) for body in function.node_def):
+        # Body nodes without inputs (constants) wait for the arguments instead: in a while loop they then
+        # run in the caller's frame and iteration, as the rest of the body does.
+        args = ["^" + prefix + arg.name for arg in signature.input_arg]
+        gate = ["^" + view.add(
+            node_def_pb2.NodeDef(name=prefix + "input_control_node", op="NoOp", input=args, device=call.device)
+        ).name]  # fmt: skip
     outputs = _output_ranges(function, library)
     added = []
     for body in function.node_def:
