@@ -125,3 +125,16 @@ def test_non_bool_predicate_fails_as_in_tensorflow() -> None:
     with pytest.raises(errors.InvalidArgumentError, match=r"Input 'pred' passed int32 expected bool while building "
                        r"NodeDef 'cond/switch_pred' using Op<name=Switch; signature=data:T, pred:bool"):  # fmt: skip
         lower_functional_ops(graph_def)
+
+
+def test_constants_folded_inside_a_lowered_loop_stay_in_its_frame() -> None:
+    """Constant folding after lowering: a value computed from the body's constants keeps their frame."""
+
+    @tf.function
+    def f(n):
+        def body(i, v):
+            return i + 1, v + tf.cast(tf.reduce_sum(tf.range(tf.rank(tf.ones([2, 2])))), tf.float32)
+
+        return tf.while_loop(lambda i, v: i < n, body, [0, 0.0])[1]
+
+    assert float(f(tf.constant(4)).numpy()) == 4.0  # range(2) sums to 1, four iterations

@@ -173,7 +173,7 @@ def _eager_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: A
         problem = structure_error(structure, list(loop_vars))
         if problem is not None:
             raise problem
-    flat = [convert_to_tensor(x) for x in flatten_structure(loop_vars)]
+    flat = [x if _is_tensor_array(x) else convert_to_tensor(x) for x in flatten_structure(loop_vars)]
     loop_vars = pack_structure(loop_vars, flat)
     if limited:
         return loop_vars[1]
@@ -181,6 +181,26 @@ def _eager_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: A
 
 
 # ============================================================================ while_v2
+
+
+def _is_tensor_array(value: Any) -> bool:
+    from modtensor.api.tensor_array_ops import TensorArray
+
+    return isinstance(value, TensorArray)
+
+
+def _to_flow(value: Any) -> Any:
+    """A loop variable as the tensor the loop carries: a TensorArray's flow (TF's _tensor_array_to_flow)."""
+    return value.flow if _is_tensor_array(value) else value
+
+
+def _from_flows(originals: Sequence[Any], values: Sequence[Any]) -> list[Any]:
+    """``values`` with each TensorArray of ``originals`` rebuilt around its flow in ``values``."""
+    if not any(_is_tensor_array(o) for o in originals):
+        return list(values)
+    from modtensor.api.tensor_array_ops import build_ta_with_new_flow
+
+    return [build_ta_with_new_flow(o, v) if _is_tensor_array(o) else v for o, v in zip(originals, values, strict=True)]
 
 
 def _invariant_spec(var: Any, shape: Any) -> TensorSpec:
@@ -261,7 +281,7 @@ def while_v2(
     graph = util.default_graph()
     orig_loop_vars = loop_vars
     flat_orig = flatten_structure(orig_loop_vars)
-    flat_vars = util.inputs_in_graph(graph, [_to_tensor(v) for v in flat_orig])
+    flat_vars = util.inputs_in_graph(graph, [_to_tensor(_to_flow(v)) for v in flat_orig])
     structure = pack_structure(orig_loop_vars, flat_vars)
     specs = _map_invariants(structure, shape_invariants)
     with graph.name_scope(name or "while") as scope:
@@ -278,10 +298,10 @@ def while_v2(
             TensorSpec(limit.shape, limit.dtype, limit.op.name),
             *specs,
         ]
-        arg_names = ["loop_counter", "maximum_iterations"] + ["placeholder"] * len(specs)
+        arg_names = ["loop_counter", "maximum_iterations"] + ["Placeholder"] * len(specs)
 
         def wrapped_cond(loop_counter: Any, limit_arg: Any, *args: Any) -> Any:
-            pred = cond(*_pack_args(orig_loop_vars, args))
+            pred = cond(*_pack_args(orig_loop_vars, _from_flows(flat_orig, args)))
             if isinstance(pred, Tensor) and (pred.shape.rank is None or pred.shape.rank):
                 pred = dispatch.apply_op("Squeeze", input=pred, squeeze_dims=[])
             if maximum_iterations is None:
@@ -297,13 +317,13 @@ def while_v2(
             body_graph = util.default_graph()
             for t in cond_graph.external_captures:  # the cond's captures first, in the cond's order
                 body_graph.capture(t)
-            outputs = body(*_pack_args(orig_loop_vars, args))
+            outputs = body(*_pack_args(orig_loop_vars, _from_flows(flat_orig, args)))
             if not isinstance(outputs, (list, tuple)) or _is_namedtuple(outputs):
                 outputs = [outputs]
             problem = structure_error(outputs, orig_loop_vars, check_types=False)
             if problem is not None:
                 raise problem
-            return [loop_counter + 1, limit_arg, *flatten_structure(outputs)]
+            return [loop_counter + 1, limit_arg, *(_to_flow(v) for v in flatten_structure(outputs))]
 
         body_graph = func_graph_from_py_func(
             body_name, wrapped_body, signature, {}, arg_names, func_graph=WhileBodyFuncGraph(body_name, graph)
@@ -356,6 +376,7 @@ def while_v2(
     results = outputs[2 : 2 + num_flat]
     if not back_prop:
         results = [dispatch.apply_op("StopGradient", input=t) for t in results]
+    results = _from_flows(flat_orig, results)
     packed = pack_structure(orig_loop_vars, results)
     if return_same_structure:
         return packed

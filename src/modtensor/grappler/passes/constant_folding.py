@@ -3,9 +3,12 @@
 Values are computed by the host evaluator the runtime hands in (the pass never runs
 kernels itself). Never folded: stateful or random ops, Placeholders, transfers, nodes
 to preserve, ops with more than one output, and results larger than
-``max_constant_bytes``. A folded node keeps its name and device, so readers are
-unchanged; its control inputs stay on the new Const. Nodes that only fed folded
-nodes are left for the pruner.
+``max_constant_bytes``; control-flow ops (Enter, Exit, NextIteration, LoopCond, Switch,
+Merge) are never folded. A folded node keeps its name and device, so readers are
+unchanged; the new Const gets its control inputs and those of the constants it was
+computed from (as TF's folder: a constant inside a while loop is in the loop's frame
+through its control edge, and the folded value must stay there). Nodes that only fed
+folded nodes are left for the pruner.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_
 
 __all__ = ["ConstantFolding"]
 
-_NEVER = {"Placeholder", "PlaceholderWithDefault", "Const", "NoOp", "Identity", "IdentityN", "Snapshot"}
+_NEVER = {
+    "Placeholder", "PlaceholderWithDefault", "Const", "NoOp", "Identity", "IdentityN", "Snapshot",
+    "Enter", "Exit", "NextIteration", "LoopCond", "Switch", "Merge", "_SwitchN", "ControlTrigger",
+}  # fmt: skip
 _PASS_THROUGH = {"Identity", "Snapshot"}
 
 
@@ -81,7 +87,7 @@ class ConstantFolding(GraphOptimizer):
             types = view.output_types(node)
             if not types:
                 continue
-            _make_const(node, np.asarray(value), types[0], view)
+            _make_const(node, np.asarray(value), types[0], view, _inherited_controls(node, view, constant))
         _drop_unread(view, sources, keep, chosen)
         return view.compact()
 
@@ -142,10 +148,30 @@ def _drop_unread(view: GraphView, names: list[str], keep: set[str], folded: set[
         view.remove(name)
 
 
-def _make_const(node: node_def_pb2.NodeDef, value: np.ndarray, dtype_enum: int, view: GraphView) -> None:
-    """Turn ``node`` into a Const of ``value``, keeping name, device and control inputs."""
+def _inherited_controls(node: node_def_pb2.NodeDef, view: GraphView, constant: set[str]) -> list[str]:
+    """The control inputs of ``node`` and of every constant it is computed from (each once, in order)."""
+    controls: list[str] = []
+    seen: set[str] = set()
+    stack = [node.name]
+    while stack:
+        current = view.nodes[stack.pop()]
+        for text in current.input:
+            source = parse(text)[0]
+            if text.startswith("^"):
+                if source not in controls:
+                    controls.append(source)
+            elif source in constant and source not in seen:
+                seen.add(source)
+                stack.append(source)
+    return controls
+
+
+def _make_const(
+    node: node_def_pb2.NodeDef, value: np.ndarray, dtype_enum: int, view: GraphView, controls: list[str]
+) -> None:
+    """Turn ``node`` into a Const of ``value`` with ``controls`` as its control inputs, keeping name and device."""
     dtype = dtypes.as_dtype(dtype_enum)
-    controls = ["^" + parse(t)[0] for t in node.input if t.startswith("^")]
+    controls = ["^" + name for name in controls]
     device = node.device
     proto = tensor_proto.make_tensor_proto(value, dtype=dtype, shape=list(value.shape))
     view.set_inputs(node, controls)
