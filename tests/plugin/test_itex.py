@@ -49,7 +49,10 @@ def itex() -> None:
 @pytest.fixture(scope="module")
 def models(itex) -> dict:
     done = subprocess.run(
-        [sys.executable, str(REPO / "tests/plugin/itex_models.py")],
+        # The models TF 2.15 with ITEX was recorded on. (The Keras RNN models keep NoOps in their loops;
+        # ITEX registers a second CPU NoOp kernel at the same priority, which the kernel lookup refuses
+        # as TF's FindKernelRegistration does; see docs/status.md.)
+        [sys.executable, str(REPO / "tests/plugin/itex_models.py"), *sorted(GOLDEN)],
         capture_output=True,
         text=True,
         env=_child_env(),

@@ -26,6 +26,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
 from modtensor.framework import errors
 
 if TYPE_CHECKING:
@@ -85,6 +87,19 @@ class SentTensor(NamedTuple):
 RecvCallback = Callable[[SentTensor | None, errors.OpError | None], None]
 
 
+def _is_host_object(value: Any) -> bool:
+    """A variant or resource value (an ``object`` array of TensorLists, handles, ...): a host object everywhere.
+
+    As in TensorFlow, where a Variant or ResourceHandle tensor is a host object on any device:
+    it passes between devices as is (the list kernels move the elements they read or write).
+    Strings are not host objects here: they must stay in host memory, as TF's memory types keep them.
+    """
+    if type(value) is not np.ndarray or value.dtype != np.object_ or not value.size:
+        return False
+    first = value.flat[0]
+    return not isinstance(first, (str, bytes))
+
+
 def copy_tensor(sent: SentTensor, dst: Device, dst_on_host: bool) -> Any:
     """``sent``'s value as ``dst`` needs it: host memory passes as is, else the devices copy it.
 
@@ -93,6 +108,8 @@ def copy_tensor(sent: SentTensor, dst: Device, dst_on_host: bool) -> Any:
     """
     if sent.is_dead:
         return None
+    if _is_host_object(sent.value):
+        return sent.value
     if sent.on_host:
         return sent.value if dst_on_host else dst.from_host(sent.value)
     if dst_on_host:
