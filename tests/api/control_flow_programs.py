@@ -301,6 +301,38 @@ def program_case_with_default(tf: Any) -> dict[str, Any]:
     return {"values": values, "traced": traced, "graph": graph_ops(gd), "errors": errors}
 
 
+def _assertion(e: BaseException, mode: str) -> str:
+    """An eager Assert's message, or a function's "assertion failed: ..." text (without the node context)."""
+    text = str(e)
+    if mode == "eager":
+        return text
+    line = next((x for x in text.splitlines() if "assertion failed" in x), text)
+    return line[line.index("assertion failed") :] if "assertion failed" in line else line
+
+
+def program_case_without_default(tf: Any) -> dict[str, Any]:
+    """tf.case without a default (the last pair is it, guarded by Asserts) and with exclusive=True."""
+
+    def pick(x, exclusive):
+        return tf.case([(x > 2, lambda: tf.constant(1)), (x > 5, lambda: tf.constant(2))], exclusive=exclusive)
+
+    def three(x):
+        pairs = [(x > 2, lambda: tf.constant(1)), (x > 5, lambda: tf.constant(2)), (x > 8, lambda: tf.constant(3))]
+        return tf.case(pairs, exclusive=True)
+
+    results: dict[str, Any] = {}
+    for label, fn in {"plain": lambda x: pick(x, False), "exclusive": lambda x: pick(x, True), "three": three}.items():
+        traced = tf.function(fn)
+        for v in (0, 3, 7, 9):
+            for mode, call in (("eager", fn), ("function", traced)):
+                try:
+                    results[f"{label}/{mode}/{v}"] = encode(call(tf.constant(v)))
+                except Exception as e:  # noqa: BLE001 - recorded for comparison
+                    results[f"{label}/{mode}/{v}"] = {"type": type(e).__name__, "message": _assertion(e, mode)}
+    gd = tf.function(three).get_concrete_function(tf.constant(1)).graph.as_graph_def()
+    return {"results": results, "graph": graph_ops(gd)}
+
+
 # ============================================================================ tf.while_loop
 
 

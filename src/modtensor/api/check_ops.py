@@ -118,11 +118,26 @@ def Assert(condition: Any, data: Sequence[Any], summarize: int | None = None, na
             )
         return None
     with op_scope(name, "Assert", [condition, data]):
-        data = [convert_to_tensor(x) for x in data]
-        kwargs: dict[str, Any] = {"condition": condition, "data": data}
+        tensors = [convert_to_tensor(x) for x in data]
+        kwargs: dict[str, Any] = {}
         if summarize is not None:
             kwargs["summarize"] = summarize
-        return apply_stateful_op("Assert", "Assert", **kwargs)
+        if all(x.dtype in (dtypes.string, dtypes.int32) for x in tensors):
+            # TF's heuristic: string and int32 data are on the host, so the Assert needs no guard.
+            return apply_stateful_op("Assert", "Assert", condition=condition, data=tensors, **kwargs)
+        # Other data are computed only when the condition fails: TF's cond named AssertGuard, whose
+        # false branch converts ``data`` itself (its constants are the branch's own, as in TF).
+        from modtensor.api.cond import cond
+
+        condition = convert_to_tensor(condition, name="Condition")
+
+        def true_assert() -> Any:
+            inside = [convert_to_tensor(x) for x in data]
+            return apply_stateful_op("Assert", "Assert", condition=condition, data=inside, **kwargs)
+
+        guarded = cond(condition, lambda: _no_op(), true_assert, name="AssertGuard")
+        return guarded.op
+
 
 
 # ------------------------------------------------------------------------------ element-wise comparisons

@@ -23,7 +23,7 @@ import numpy as np
 
 from modtensor.api import control_flow_util as util
 from modtensor.api import dispatch
-from modtensor.framework import dtypes, op_def_library, tensor_shape
+from modtensor.framework import dtypes, tensor_shape
 from modtensor.framework.func_graph import (
     CondBranchFuncGraph,
     FuncGraph,
@@ -531,17 +531,11 @@ def _control_dependencies(ops: list[Any]) -> Any:
     return util.default_graph().control_dependencies([op for op in ops if op is not None])
 
 
-def _assert(condition: Any, data: list[Any]) -> Any:
-    """TF's ``Assert`` op (eagerly: raise InvalidArgumentError now when ``condition`` is false)."""
-    from modtensor.framework.op_registry import global_registry
+def _assert(condition: Any, data: list[Any], summarize: int | None = None) -> Any:
+    """TF's ``control_flow_assert.Assert`` (eagerly: raise InvalidArgumentError now when ``condition`` is false)."""
+    from modtensor.api.check_ops import Assert
 
-    if global_registry().lookup("Assert") is None:
-        raise NotImplementedError(
-            "tf.case without `default` (or with exclusive=True) checks its predicates with the Assert op, which is "
-            "not available yet; pass `default=`."
-        )
-    tensors = [op_def_library.convert_to_tensor(d) if not isinstance(d, Tensor) else d for d in data]
-    return dispatch.apply_op("Assert", condition=condition, data=tensors, summarize=3)
+    return Assert(condition, data, summarize=summarize)
 
 
 def _assert_at_most_n_true(predicates: list, n: int, msg: str) -> Any:
@@ -553,6 +547,15 @@ def _assert_at_most_n_true(predicates: list, n: int, msg: str) -> Any:
     num_true = dispatch.apply_op(
         "Sum", name="num_true_conds", input=as_int, reduction_indices=np.int32(0), keep_dims=False
     )
-    condition = dispatch.apply_op("LessEqual", x=num_true, y=np.int32(n))
-    names = ", ".join(getattr(p, "name", str(p)) for p in predicates)
-    return _assert(condition, [f"{msg}{names}", preds])
+    from modtensor.api.op_scope import convert_to_tensor
+
+    condition = dispatch.apply_op("LessEqual", x=num_true, y=convert_to_tensor(np.int32(n), name="n_true_conds"))
+    names = ", ".join(_tensor_name(p) for p in predicates)
+    return _assert(condition, [f"{msg}: more than {n} conditions ({names}) evaluated as True:", preds], len(predicates))
+
+
+def _tensor_name(t: Any) -> str:
+    """``getattr(t, "name", "?")`` as TF's: an eager tensor has no name."""
+    if _executing_eagerly() and isinstance(t, Tensor):
+        return "?"
+    return getattr(t, "name", "?")

@@ -324,9 +324,9 @@ def func_graph_from_py_func(
                 if isinstance(leaf, Operation) and op_return_value is not None:
                     with graph.control_dependencies([leaf]):
                         value = op_def_library.convert_to_tensor(op_return_value, graph=graph)
-                        outputs.append(graph.create_op("Identity", [value], name="Identity").outputs[0])
-                    continue
-                tensor = op_def_library.convert_to_tensor(leaf, graph=graph)
+                        tensor = graph.create_op("Identity", [value], name="Identity").outputs[0]
+                else:
+                    tensor = op_def_library.convert_to_tensor(leaf, graph=graph)
                 outputs.append(graph.create_op("Identity", [tensor], name="Identity").outputs[0])
         # Stateful ops run in program order and before the results are returned (TF's tf.function does this).
         graph.control_outputs = add_automatic_control_dependencies(
