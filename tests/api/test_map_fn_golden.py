@@ -20,11 +20,20 @@ CASES = load("map_fn")
 _TF_LOG_PREFIX = "WARNING:tensorflow:"
 
 
-@pytest.mark.parametrize("mode", ["eager"])
+# Inside tf.function these two differ from TF only in what TF's Python logs: the deprecation warning of
+# map_fn's `dtype` argument (not logged here), and the ERROR with a Python traceback of TF's paths that a
+# write of the wrong dtype logs at trace time. Their values and errors are compared all the same.
+_FUNCTION_LOG_ONLY = {"map_dtype_alias", "map_wrong_dtype"}
+
+
+@pytest.mark.parametrize("mode", ["eager", "function"])
 @pytest.mark.parametrize("case_id", sorted(CASES))
 def test_map_fn_program_matches_tensorflow(
     case_id: str, mode: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if mode == "function" and case_id in _FUNCTION_LOG_ONLY:
+        check_case(CASES, case_id, mode)
+        return
     monkeypatch.setattr(functional_ops, "_warned_parallel_iterations", False)  # TF warns once per process
     with caplog.at_level(logging.WARNING, logger="modtensor"):
         got = check_case(CASES, case_id, mode, capture=True)

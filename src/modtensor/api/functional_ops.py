@@ -16,7 +16,7 @@ from typing import Any
 
 from modtensor.api import array_ops, context
 from modtensor.api.op_scope import convert_to_tensor, op_scope
-from modtensor.api.tensor_array_ops import TensorArray, TensorArraySpec
+from modtensor.api.tensor_array_ops import TensorArray
 from modtensor.framework import dtypes, tensor_shape
 from modtensor.framework.func_graph import flatten_structure, pack_structure
 from modtensor.framework.tensor import TensorSpec
@@ -107,19 +107,6 @@ def _map_structure(fn: Callable[[Any], Any], structure: Any) -> Any:
 # ------------------------------------------------------------------------------ the loop
 
 
-def _loop_components(loop_vars: Sequence[Any]) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
-    """Flat tensors for a graph loop (a TensorArray contributes its flow) and how to rebuild the loop variables."""
-    flat = flatten_structure(list(loop_vars))
-    specs = [TensorArraySpec.from_value(v) if isinstance(v, TensorArray) else None for v in flat]
-    tensors = [s.to_components(v)[0] if s is not None else v for s, v in zip(specs, flat, strict=True)]
-
-    def rebuild(values: list[Any]) -> list[Any]:
-        leaves = [s.from_components([v]) if s is not None else v for s, v in zip(specs, values, strict=True)]
-        return pack_structure(list(loop_vars), leaves)
-
-    return tensors, rebuild
-
-
 def while_loop(
     cond: Callable[..., Any],
     body: Callable[..., Any],
@@ -128,7 +115,7 @@ def while_loop(
     maximum_iterations: Any = None,
 ) -> list[Any]:
     """The loop these functions use: TF's eager ``while_loop`` (a Python loop) or, while building a graph,
-    a graph loop carrying TensorArrays as their flows."""
+    ``tf.while_loop`` (TensorArrays travel as their flows and keep sharing their element shape, as TF's)."""
     loop_vars = list(loop_vars)
     if context.executing_eagerly():
         count = 0
@@ -139,32 +126,7 @@ def while_loop(
             loop_vars = result
             count += 1
         return loop_vars
-    tensors, rebuild = _loop_components(loop_vars)
-
-    def flat_cond(*values: Any) -> Any:
-        return cond(*rebuild(list(values)))
-
-    def flat_body(*values: Any) -> list[Any]:
-        result = body(*rebuild(list(values)))
-        return _loop_components(list(result))[0]
-
-    return rebuild(_graph_while_loop(flat_cond, flat_body, tensors, parallel_iterations, maximum_iterations))
-
-
-def _graph_while_loop(
-    cond: Callable[..., Any],
-    body: Callable[..., Any],
-    loop_vars: list[Any],
-    parallel_iterations: int,
-    maximum_iterations: Any,
-) -> list[Any]:
-    try:
-        from modtensor.api.while_loop import while_loop as graph_while_loop
-    except ImportError:  # tf.while_loop comes with the functional control flow of issue 10
-        raise NotImplementedError(
-            "tf.map_fn, tf.scan, tf.foldl and tf.foldr inside tf.function or a graph need tf.while_loop, which this "
-            "build does not have yet; call them eagerly."
-        ) from None
+    from modtensor.api.while_loop import while_loop as graph_while_loop
 
     return list(
         graph_while_loop(
