@@ -56,7 +56,7 @@ def test_demo_runs_from_any_directory_on_the_models_installed_with_the_package(t
     assert done.returncode == 0, done.stderr
     for name in json.loads((MODELS / "manifest.json").read_text())["models"]:
         assert f"== {name}:" in done.stdout
-    assert done.stdout.count("[ok]") == 5
+    assert done.stdout.count("[ok]") == len(json.loads((MODELS / "manifest.json").read_text())["models"])
 
 
 def test_optimize_rejects_a_fetch_or_device_that_names_nothing(capsys) -> None:
