@@ -259,3 +259,25 @@ def test_constants_read_through_identity_fold_and_fuse() -> None:
     after = apply_pass(Remapper, folded, ["out:0"])
     assert node(after, "out").op == "_FusedConv2D" and node(after, "out").attr["_modtensor_const_weights"].b
     same_numbers(before, after, ["out:0"], {"x:0": rand(1, 5, 5, 2)}, rtol=1e-5)
+
+
+def test_folded_weights_keep_the_control_inputs_of_the_constants_they_come_from() -> None:
+    """A constant in a while loop's body is in the loop's frame through its control edge (TF's pivot): the
+    folded weights and bias made from such constants carry those edges, so they stay in the frame."""
+    fm = rand(8, 3)
+
+    def model():
+        a = placeholder("a", [4, 8])
+        op("Identity", "pivot", input=a)
+        m = op("MatMul", "mm", a=a, b=const(fm, "fm"))
+        op("AddV2", "mout", x=op("Mul", "mm/mul", x=m, y=const(rand(3), "ms")), y=const(rand(3), "mt"))
+
+    before = build(model)
+    for n in before.node:
+        if n.name in ("fm", "ms", "mt"):
+            n.input.append("^pivot")
+    after = apply_pass(Remapper, before, ["mout:0"])
+    assert node(after, "mout").op == "_FusedMatMul"
+    folded = [node(after, t.split(":")[0]) for t in node(after, "mout").input[1:] if not t.startswith("^")]
+    assert folded and all(n.op == "Const" and "^pivot" in n.input for n in folded), folded
+    same_numbers(before, after, ["mout:0"], {"a:0": rand(4, 8)}, rtol=1e-5)

@@ -29,6 +29,7 @@ the native CPU kernels then keep the weights packed between calls.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -156,9 +157,31 @@ class _Rewrite:
                 self._consts[source] = None
         return self._consts[source]
 
-    def new_const(self, base: str, value: np.ndarray, dtype_enum: int, device: str) -> str:
+    def const_controls(self, *texts: str) -> list[str]:
+        """The control inputs of the Consts ``texts`` read (and of the Identity-like nodes on the way).
+
+        A constant computed from them gets these: inside a while loop a constant is in the loop's frame
+        only through its control edge (TF's constants in a loop body), and the new one must stay there.
+        """
+        controls: list[str] = []
+        for text in texts:
+            source, _ = parse(text)
+            for _ in range(8):
+                node = self.view.nodes.get(source)
+                if node is None:
+                    break
+                controls += [t for t in node.input if t.startswith("^") and t not in controls]
+                data = self.view.data_inputs(node)
+                if node.op == "Const" or len(data) != 1:
+                    break
+                source = parse(data[0])[0]
+        return controls
+
+    def new_const(
+        self, base: str, value: np.ndarray, dtype_enum: int, device: str, controls: Sequence[str] = ()
+    ) -> str:
         name = self.view.unique_name(base)
-        node = node_def_pb2.NodeDef(name=name, op="Const", device=device)
+        node = node_def_pb2.NodeDef(name=name, op="Const", device=device, input=list(controls))
         node.attr["dtype"].type = dtype_enum
         node.attr["value"].tensor.CopyFrom(
             tensor_proto.make_tensor_proto(value, dtype=dtypes.as_dtype(dtype_enum), shape=list(value.shape))
@@ -377,9 +400,12 @@ class _Rewrite:
             else:
                 bias = bias + vector
         last = chain[-1]
+        sources = [data[1], *(t for part in chain for t in view.data_inputs(part) if self.const_node(t) is not None)]
+        const_controls = self.const_controls(*sources)
         filter_name = self.new_const(base.name + "/folded_filter", weights.astype(dtype), base.attr["T"].type,
-                                     base.device)
-        bias_name = self.new_const(last.name + "/folded_bias", bias.astype(dtype), base.attr["T"].type, base.device)
+                                     base.device, const_controls)
+        bias_name = self.new_const(last.name + "/folded_bias", bias.astype(dtype), base.attr["T"].type, base.device,
+                                   const_controls)
         controls = self.controls_of(*chain)
         base_controls = [t for t in base.input if t.startswith("^")]
         view.set_inputs(base, [data[0], filter_name, *base_controls])
