@@ -84,6 +84,7 @@ __all__ = [
     "VariableAggregation",  # noqa: F822
     "VariableSynchronization",  # noqa: F822
     "as_dtype",
+    "autograph",  # noqa: F822 - loaded on first use (module __getattr__)
     "bfloat16",
     "bitwise",
     "bool",
@@ -201,6 +202,7 @@ _LAZY = {
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
     "numpy_function": ("modtensor.api.script_ops", "numpy_function"),
     "py_function": ("modtensor.api.script_ops", "py_function"),
+    "autograph": ("modtensor.autograph", None),  # a module: AutoGraph's user functions
 }
 
 
