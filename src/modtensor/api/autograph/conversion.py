@@ -17,7 +17,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from modtensor.api.autograph import analysis, errors, source, templates
+from modtensor.api.autograph import analysis, errors, origins, source, templates
 from modtensor.api.autograph.config import ConversionOptions, Feature
 from modtensor.api.autograph.context import EntityContext
 from modtensor.api.autograph.converters import (
@@ -92,17 +92,17 @@ def _user_function_names(node: ast.AST) -> set[str]:
     return {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-def _register(code: types.CodeType, user_names: set[str], current: str) -> None:
+def _register(code: types.CodeType, user_names: set[str], current: str, generated: frozenset[str]) -> None:
     """Record ``code`` and the code objects nested in it as converted code, each under its user function's name."""
     name = code.co_name
     if name.startswith("tf__"):
         name = name[len("tf__") :]
     if name in user_names:
         current = name
-    errors.register_converted_code(code, current)
+    origins.register(code, current, generated)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _register(const, user_names, current)
+            _register(const, user_names, current, generated)
 
 
 def _find_code(code: types.CodeType, name: str) -> types.CodeType | None:
@@ -120,7 +120,7 @@ def _convert_code(entity: Any, options: ConversionOptions) -> ConvertedEntity:
     found = source.entity_source(entity)
     original = copy.deepcopy(found.node)
     user_names = _user_function_names(original)
-    node, _ = _transform(original, entity, options)
+    node, ctx = _transform(original, entity, options)
     if isinstance(node, ast.Lambda):
         target = ast.copy_location(ast.Name(id="tf__lam", ctx=ast.Store()), node)
         definition: ast.stmt = ast.copy_location(ast.Assign(targets=[target], value=node), node)
@@ -160,7 +160,7 @@ def _convert_code(entity: Any, options: ConversionOptions) -> ConvertedEntity:
     code = _find_code(module_code, inner_name)
     if code is None:  # pragma: no cover - the factory always holds the converted function
         raise errors.ConversionError(f"converted code of {entity!r} not found")
-    _register(code, user_names, display_name)
+    _register(code, user_names, display_name, frozenset(ctx.namer.generated))
     return ConvertedEntity(code, source_text, display_name)
 
 

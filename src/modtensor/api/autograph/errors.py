@@ -12,8 +12,9 @@ from __future__ import annotations
 import linecache
 import os
 import sys
-import weakref
 from typing import Any
+
+from modtensor.api.autograph import origins
 
 __all__ = [
     "AutoGraphError",
@@ -24,7 +25,6 @@ __all__ = [
     "StagingError",
     "UnsupportedLanguageElementError",
     "attach_error_metadata",
-    "register_converted_code",
     "rewrite",
 ]
 
@@ -53,16 +53,7 @@ class InaccessibleSourceCodeError(PyCTError, ValueError):
     """The function's source code cannot be found."""
 
 
-# Code objects of converted functions (and of the helper functions generated in them) -> the name of the user's
-# function they come from. Weak keys: converted code is freed with its conversion.
-_converted_code: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def register_converted_code(code: Any, user_name: str) -> None:
-    """Record that frames running ``code`` are converted code of the user's function ``user_name``."""
-    _converted_code[code] = user_name
 
 
 def _is_modtensor_file(filename: str) -> bool:
@@ -91,7 +82,7 @@ def _translated_frames(tb: Any, converter_filename: str) -> tuple[_Frame, ...]:
         tb = tb.tb_next
     frames: list[_Frame] = []
     for code, lineno in reversed(raw):
-        user_name = _converted_code.get(code)
+        user_name = origins.user_function_name(code)
         if user_name is not None:
             frames.append(_Frame(code.co_filename, lineno, user_name, True, False))
             break

@@ -242,6 +242,13 @@ def to_graph(entity: Any, recursive: bool = True, experimental_optional_features
     options = ConversionOptions(
         recursive=recursive, user_requested=True, optional_features=experimental_optional_features
     )
+    try:
+        return _to_graph(entity, options)
+    except (ValueError, AttributeError, KeyError, NameError, AssertionError) as e:
+        raise errors.ConversionError(f"converting {entity}: {type(e).__name__}: {e}") from e
+
+
+def _to_graph(entity: Any, options: ConversionOptions) -> Any:
     if inspect.ismethod(entity):
         converted = conversion.convert(entity.__func__, options)
         return converted.__get__(entity.__self__, type(entity.__self__))

@@ -21,11 +21,27 @@ __all__ = ["expression", "locate", "name", "statements", "with_context"]
 _LOCATION_FIELDS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
+def _first_line_span(origin: ast.AST) -> tuple[int, int, int, int]:
+    """Where generated code for ``origin`` is placed: its first line (a statement's header, for compound ones).
+
+    One line, so that a traceback through a generated call names the user's ``if``/``while``/``for``
+    line (Python reports a multi-line call at the line where its function name ends).
+    """
+    line, col = origin.lineno, origin.col_offset
+    end_line, end_col = getattr(origin, "end_lineno", None), getattr(origin, "end_col_offset", None)
+    if end_line == line and end_col is not None:
+        return line, col, line, end_col
+    header = getattr(origin, "test", None) or getattr(origin, "iter", None)
+    if header is not None and getattr(header, "end_lineno", None) == line:
+        return line, col, line, header.end_col_offset
+    return line, col, line, col
+
+
 def locate(node: ast.AST, origin: ast.AST | None) -> ast.AST:
-    """Give ``node`` and all its descendants ``origin``'s location (nothing when origin has none)."""
+    """Give ``node`` and all its descendants the location of ``origin``'s first line (nothing when it has none)."""
     if origin is None or not hasattr(origin, "lineno"):
         return node
-    where = {field: getattr(origin, field, None) for field in _LOCATION_FIELDS}
+    where = dict(zip(_LOCATION_FIELDS, _first_line_span(origin), strict=True))
     for child in ast.walk(node):
         if "lineno" in child._attributes:
             for field, value in where.items():

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from modtensor.api import array_ops, math_ops
+from modtensor.api.autograph import origins
 from modtensor.api.autograph.operators.staging import tf_api
+from modtensor.api.autograph.operators.variables import Undefined
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
 
@@ -73,9 +75,33 @@ def _find_originating_frame(caller_fn_scope: Any, innermost: bool = True) -> Any
     return result
 
 
+def _user_locals(caller_fn_scope: Any) -> dict[str, Any]:
+    """The user's local variables where ``caller_fn_scope``'s function called locals()/eval.
+
+    A converted function's blocks run in generated nested functions; their frames, from the
+    function's own frame inwards, are merged (inner values win), leaving out generated names.
+    """
+    frames = []
+    frame = inspect.currentframe()
+    while frame is not None:
+        code = frame.f_code
+        if origins.user_function_name(code) is not None:
+            frames.append(frame)
+            if caller_fn_scope.name in code.co_varnames or caller_fn_scope.name in code.co_cellvars:
+                break
+        frame = frame.f_back
+    merged: dict[str, Any] = {}
+    for frame in reversed(frames):
+        hidden = origins.generated_names(frame.f_code)
+        for name, value in frame.f_locals.items():
+            if name not in hidden and not isinstance(value, Undefined):
+                merged[name] = value
+    return merged
+
+
 def locals_in_original_context(caller_fn_scope: Any) -> dict[str, Any]:
-    """``locals()`` of the converted function that called it."""
-    return _find_originating_frame(caller_fn_scope).f_locals
+    """``locals()`` of the converted function that called it: the user's variables."""
+    return _user_locals(caller_fn_scope)
 
 
 def globals_in_original_context(caller_fn_scope: Any) -> dict[str, Any]:
@@ -86,7 +112,8 @@ def globals_in_original_context(caller_fn_scope: Any) -> dict[str, Any]:
 def eval_in_original_context(f: Callable[..., Any], args: tuple[Any, ...], caller_fn_scope: Any) -> Any:
     """``eval`` with the globals and locals of the converted function that called it."""
     frame = _find_originating_frame(caller_fn_scope)
-    full = (args[0], frame.f_globals if len(args) < 2 else args[1], frame.f_locals if len(args) < 3 else args[2])
+    user_locals = _user_locals(caller_fn_scope) if len(args) < 3 else args[2]
+    full = (args[0], frame.f_globals if len(args) < 2 else args[1], user_locals)
     return f(*full)
 
 
