@@ -7,6 +7,8 @@ continue, return in all positions, conditional and boolean expressions, try/with
 closures, nested functions, lambdas, comprehensions, global/nonlocal, del, walrus).
 """
 
+# ruff: noqa: SIM108, B007, B905 - the functions keep the statement forms AutoGraph converts
+
 from __future__ import annotations
 
 import contextlib

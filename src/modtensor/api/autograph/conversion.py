@@ -92,17 +92,19 @@ def _user_function_names(node: ast.AST) -> set[str]:
     return {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-def _register(code: types.CodeType, user_names: set[str], current: str, generated: frozenset[str]) -> None:
+def _register(
+    code: types.CodeType, user_names: set[str], current: str, generated: frozenset[str], top: types.CodeType
+) -> None:
     """Record ``code`` and the code objects nested in it as converted code, each under its user function's name."""
     name = code.co_name
     if name.startswith("tf__"):
         name = name[len("tf__") :]
     if name in user_names:
         current = name
-    origins.register(code, current, generated)
+    origins.register(code, current, generated, top)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _register(const, user_names, current, generated)
+            _register(const, user_names, current, generated, top)
 
 
 def _find_code(code: types.CodeType, name: str) -> types.CodeType | None:
@@ -160,7 +162,7 @@ def _convert_code(entity: Any, options: ConversionOptions) -> ConvertedEntity:
     code = _find_code(module_code, inner_name)
     if code is None:  # pragma: no cover - the factory always holds the converted function
         raise errors.ConversionError(f"converted code of {entity!r} not found")
-    _register(code, user_names, display_name, frozenset(ctx.namer.generated))
+    _register(code, user_names, display_name, frozenset(ctx.namer.generated), code)
     return ConvertedEntity(code, source_text, display_name)
 
 

@@ -74,8 +74,9 @@ class _Frame:
         return _Frame(self.filename, self.lineno, self.function_name, False, True)
 
 
-def _translated_frames(tb: Any, converter_filename: str) -> tuple[_Frame, ...]:
-    """The frames of ``tb`` from the innermost outwards, up to and including the innermost converted one."""
+def _translated_frames(tb: Any, converted: Any, converter_filename: str) -> tuple[_Frame, ...]:
+    """The frames of ``tb`` from the innermost outwards, up to the innermost one of the converted function
+    whose code object is ``converted``."""
     raw = []
     while tb is not None:
         raw.append((tb.tb_frame.f_code, tb.tb_lineno))
@@ -83,14 +84,14 @@ def _translated_frames(tb: Any, converter_filename: str) -> tuple[_Frame, ...]:
     frames: list[_Frame] = []
     for code, lineno in reversed(raw):
         user_name = origins.user_function_name(code)
-        if user_name is not None:
+        if user_name is not None and origins.conversion_of(code) is converted:
             frames.append(_Frame(code.co_filename, lineno, user_name, True, False))
             break
         if code.co_filename == converter_filename:
             if frames:
                 frames[-1] = frames[-1].as_allowlisted()
             continue
-        frames.append(_Frame(code.co_filename, lineno, code.co_name, False, False))
+        frames.append(_Frame(code.co_filename, lineno, user_name or code.co_name, False, False))
     return tuple(frames)
 
 
@@ -99,8 +100,15 @@ class ErrorMetadata:
 
     __slots__ = ("cause_message", "translated_stack")
 
-    def __init__(self, tb: Any, cause_metadata: ErrorMetadata | None, cause_message: str | None, converter_file: str):
-        translated = _translated_frames(tb, converter_file)
+    def __init__(
+        self,
+        tb: Any,
+        converted: Any,
+        cause_metadata: ErrorMetadata | None,
+        cause_message: str | None,
+        converter_file: str,
+    ):
+        translated = _translated_frames(tb, converted, converter_file)
         if cause_metadata is None:
             self.translated_stack = translated
             self.cause_message = cause_message or ""
@@ -179,15 +187,16 @@ class MultilineMessageKeyError(KeyError):
 MultilineMessageKeyError.__name__ = KeyError.__name__
 
 
-def attach_error_metadata(error: BaseException, converter_file: str) -> None:
-    """Record on ``error`` (being handled now) the user frames from the current converted call inwards."""
+def attach_error_metadata(error: BaseException, converted: Any, converter_file: str) -> None:
+    """Record on ``error`` (being handled now) the user frames from the call of the converted function
+    (whose code object is ``converted``) inwards."""
     if hasattr(error, "ag_pass_through"):
         return
     metadata = getattr(error, "ag_error_metadata", None)
     message = None if metadata is not None else f"{type(error).__name__}: {error}"
     tb = sys.exc_info()[2]
     tb = tb.tb_next if tb is not None else None  # the converted_call frame itself
-    error.ag_error_metadata = ErrorMetadata(tb, metadata, message, converter_file)  # type: ignore[attr-defined]
+    error.ag_error_metadata = ErrorMetadata(tb, converted, metadata, message, converter_file)  # type: ignore
 
 
 def rewrite(error: BaseException) -> BaseException:

@@ -199,7 +199,7 @@ def converted_call(
             return converted(*effective_args, **kwargs)
         return converted(*effective_args)
     except Exception as e:
-        errors.attach_error_metadata(e, _THIS_FILE)
+        errors.attach_error_metadata(e, converted.__code__, _THIS_FILE)
         raise
 
 

@@ -12,16 +12,27 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-__all__ = ["generated_names", "register", "user_function_name"]
+__all__ = ["conversion_of", "generated_names", "register", "user_function_name"]
 
 _user_names: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _generated: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
+_conversions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def register(code: Any, user_name: str, generated: frozenset[str]) -> None:
-    """Record ``code`` as converted code of the user's function ``user_name``, with its generated names."""
+def register(code: Any, user_name: str, generated: frozenset[str], converted: Any) -> None:
+    """Record ``code`` as converted code of the user's function ``user_name``, with its generated names.
+
+    ``converted`` is the code object of the converted function ``code`` belongs to (itself, for that function).
+    """
     _user_names[code] = user_name
     _generated[code] = generated
+    _conversions[code] = weakref.ref(converted)
+
+
+def conversion_of(code: Any) -> Any:
+    """The code object of the converted function ``code`` is part of, or None."""
+    ref = _conversions.get(code)
+    return ref() if ref is not None else None
 
 
 def user_function_name(code: Any) -> str | None:
