@@ -37,9 +37,7 @@ def _outcome(fn, args, kwargs):
 _IDS = [f"{fn.__name__}{args!r}" for fn, arg_list in corpus.CASES for args in arg_list]
 
 
-@pytest.mark.parametrize(
-    ("fn", "args"), [(fn, args) for fn, arg_list in corpus.CASES for args in arg_list], ids=_IDS
-)
+@pytest.mark.parametrize(("fn", "args"), [(fn, args) for fn, arg_list in corpus.CASES for args in arg_list], ids=_IDS)
 def test_converted_function_behaves_as_python(fn, args, caplog):
     corpus.COUNTER = 0
     expected = _outcome(fn, args, {})
