@@ -31,12 +31,32 @@ class EntitySource:
         self.filename = filename
 
 
-_parse_cache: dict[str, tuple[str, ast.Module | None]] = {}
+class _FileIndex:
+    """A parsed file's definitions: functions by (name, first line), lambdas by line."""
+
+    __slots__ = ("functions", "lambdas")
+
+    def __init__(self, tree: ast.Module):
+        self.functions: dict[tuple[str, int], ast.AST] = {}
+        self.lambdas: dict[int, list[ast.Lambda]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions.setdefault((node.name, _first_line(node)), node)
+            elif isinstance(node, ast.Lambda):
+                self.lambdas.setdefault(node.lineno, []).append(node)
+
+    def find(self, code: Any) -> ast.AST | None:
+        if code.co_name == "<lambda>":
+            return _lambda_node(self.lambdas.get(code.co_firstlineno, []), code)
+        return self.functions.get((code.co_name, code.co_firstlineno))
+
+
+_parse_cache: dict[str, tuple[str, _FileIndex | None]] = {}
 _parse_lock = threading.Lock()
 
 
-def _parsed_file(filename: str) -> ast.Module | None:
-    """The file's AST (None when its text does not parse), cached while the text stays the same."""
+def _parsed_file(filename: str) -> _FileIndex | None:
+    """The file's definitions (None when its text does not parse), cached while the text stays the same."""
     lines = linecache.getlines(filename)
     if not lines:
         linecache.checkcache(filename)
@@ -49,12 +69,12 @@ def _parsed_file(filename: str) -> ast.Module | None:
         if cached is not None and cached[0] == text:
             return cached[1]
     try:
-        tree: ast.Module | None = ast.parse(text, filename=filename)
+        index: _FileIndex | None = _FileIndex(ast.parse(text, filename=filename))
     except (SyntaxError, ValueError):
-        tree = None
+        index = None
     with _parse_lock:
-        _parse_cache[filename] = (text, tree)
-    return tree
+        _parse_cache[filename] = (text, index)
+    return index
 
 
 def _first_line(node: ast.AST) -> int:
@@ -140,13 +160,13 @@ def entity_source(entity: Callable[..., Any]) -> EntitySource:
     if code is None:
         raise InaccessibleSourceCodeError(f"{entity!r} has no Python code")
     filename = code.co_filename
-    tree = _parsed_file(filename)
-    node = _find_definition(tree, code) if tree is not None else None
+    index = _parsed_file(filename)
+    node = index.find(code) if index is not None else None
     if node is None:
         node = _definition_from_getsource(entity, code)
     if node is None:
-        if code.co_name == "<lambda>" and tree is not None:
-            others = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+        if code.co_name == "<lambda>" and index is not None:
+            others = index.lambdas.get(code.co_firstlineno, [])
             if len(others) > 1:
                 raise UnsupportedLanguageElementError(
                     f"could not identify the source of {entity!r}: several lambdas on line {code.co_firstlineno} "
