@@ -438,6 +438,95 @@ def break_in_nested_if_in_while(xs):
     return i
 
 
+def try_defines_then_loop(x):
+    try:
+        y = 10 // x
+    except ZeroDivisionError:
+        pass
+    for i in range(2):
+        y = i
+    return y
+
+
+def nonlocal_modified_in_loop_through_closure(n):
+    total = 0
+
+    def add(v):
+        nonlocal total
+        total += v
+
+    i = 0
+    while i < n:
+        add(i)
+        i += 1
+    return total
+
+
+def loop_else_free_search(items, target):
+    found = False
+    for item in items:
+        if item == target:
+            found = True
+            break
+    return found
+
+
+def shadowed_builtins(n):
+    len_ = len
+    total = 0
+    for range_value in range(n):
+        if len_([range_value]) == 1:
+            total += range_value
+    return total
+
+
+def match_statement(value):
+    match value:
+        case [x, y]:
+            result = x + y
+        case {"k": v}:
+            result = v
+        case _:
+            result = None
+    return result
+
+
+def conditional_del_and_reassign(flag):
+    data = [1, 2]
+    if flag:
+        data = data + [3]
+    for _ in range(2):
+        if len(data) > 2:
+            data = data[:-1]
+    return data
+
+
+def nested_break_flags(n):
+    hits = []
+    for i in range(n):
+        for j in range(n):
+            if i * j > 4:
+                break
+            hits.append(i * j)
+        else_like = i
+        if else_like > 2:
+            break
+    return hits
+
+
+def return_from_nested_function_loop(values):
+    def first_even():
+        for v in values:
+            if v % 2 == 0:
+                return v
+        return None
+
+    result = first_even()
+    while result is not None and result > 10:
+        result -= 10
+    return result
+
+
 CASES = [
     (early_return, [(5,), (2,), (0,)]),
     (return_in_else, [(-3,), (4,)]),
@@ -485,6 +574,14 @@ CASES = [
     (elif_chain, [(0,), (1,), (2,), (3,)]),
     (loop_var_modified_in_nested_if, [(4,)]),
     (break_in_nested_if_in_while, [([1, -2, 3, -20, 5],), ([1, 2],)]),
+    (try_defines_then_loop, [(0,), (5,)]),
+    (nonlocal_modified_in_loop_through_closure, [(4,)]),
+    (loop_else_free_search, [([1, 2, 3], 2), ([1], 5)]),
+    (shadowed_builtins, [(4,)]),
+    (match_statement, [([1, 2],), ({"k": 3},), (7,)]),
+    (conditional_del_and_reassign, [(True,), (False,)]),
+    (nested_break_flags, [(5,)]),
+    (return_from_nested_function_loop, [([1, 3, 24, 5],), ([1, 3],)]),
 ]
 
 # Called with keyword arguments too: (function, args, kwargs).
