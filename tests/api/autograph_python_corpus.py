@@ -7,7 +7,7 @@ continue, return in all positions, conditional and boolean expressions, try/with
 closures, nested functions, lambdas, comprehensions, global/nonlocal, del, walrus).
 """
 
-# ruff: noqa: SIM108, B007, B905 - the functions keep the statement forms AutoGraph converts
+# ruff: noqa: SIM108, SIM105, B007, B905 - the functions keep the statement forms AutoGraph converts
 
 from __future__ import annotations
 
