@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import unittest
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -93,7 +93,8 @@ def _is_allowlisted(f: Any, check_call_override: bool = True) -> bool:
             return True
     if inspect.ismethod(f):
         owner = type(f.__self__) if not inspect.isclass(f.__self__) else f.__self__
-        if isinstance(owner, type) and issubclass(owner, unittest.TestCase):
+        unittest = sys.modules.get("unittest")  # methods of TestCase subclasses are not converted (TF's rule)
+        if unittest is not None and isinstance(owner, type) and issubclass(owner, unittest.TestCase):
             return True
         defining = _defining_class(f, owner)
         if defining is not None and _is_allowlisted(defining, check_call_override=False):
