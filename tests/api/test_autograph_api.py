@@ -392,7 +392,7 @@ def test_partial_and_builtins_through_converted_call() -> None:
 
 def test_lambdas_on_one_line_are_told_apart() -> None:
     double, negate = (lambda v: v * 2 if v > 0 else 0), (lambda v: -v if v > 0 else 0)  # noqa: E731
-    nested = lambda a: (lambda b: a + b if b else a)  # noqa: E731
+    nested = lambda a: lambda b: a + b if b else a  # noqa: E731
     assert tf.autograph.to_graph(double)(3) == 6 and tf.autograph.to_graph(negate)(3) == -3
     assert "v * 2" in tf.autograph.to_code(double) and "-v" in tf.autograph.to_code(negate)
     assert "lambda b:" in tf.autograph.to_code(nested)
