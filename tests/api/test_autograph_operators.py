@@ -428,3 +428,22 @@ def test_python_loop_iteration_guard(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="iteration limit exceeded"):
         tf.autograph.to_graph(f)()
     assert np.asarray(1) == 1
+
+
+def test_len_of_a_tensor_array_is_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    module = sys.modules.get("modtensor.api.tensor_array_ops")
+    if module is None or not hasattr(module, "TensorArray"):
+
+        class TensorArray:
+            def size(self):
+                return "size()"
+
+        module = types.SimpleNamespace(TensorArray=TensorArray)
+        monkeypatch.setitem(sys.modules, "modtensor.api.tensor_array_ops", module)
+        assert py_builtins.len_(TensorArray()) == "size()"
+    else:
+        array = module.TensorArray(tf.float32, size=3)
+        assert int(py_builtins.len_(array)) == 3

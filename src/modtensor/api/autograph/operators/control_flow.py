@@ -32,7 +32,7 @@ from modtensor.framework.func_graph import FuncGraph
 from modtensor.framework.graph import OperatorNotAllowedInGraphError, SymbolicTensor
 from modtensor.framework.tensor import Tensor
 
-__all__ = ["for_stmt", "if_stmt", "verify_single_cond_var", "while_stmt"]
+__all__ = ["for_stmt", "if_stmt", "register_for_loop", "verify_single_cond_var", "while_stmt"]
 
 PYTHON_MAX_ITERATIONS = 100000000
 WARN_INEFFICIENT_UNROLL = True
@@ -627,6 +627,16 @@ def _executing_eagerly() -> bool:
 # ============================================================================ for
 
 
+# type -> the for_stmt overload for iterables of that type (TF's for_loop_registry): how a data set or another
+# staged iterable will plug its own loop in.
+_FOR_LOOP_OVERLOADS: dict[type, Callable[..., None]] = {}
+
+
+def register_for_loop(kind: type, overload: Callable[..., None]) -> None:
+    """Make ``for x in <instance of kind>`` in converted code call ``overload`` (for_stmt's arguments)."""
+    _FOR_LOOP_OVERLOADS[kind] = overload
+
+
 def for_stmt(
     iter_: Any,
     extra_test: Callable[[], Any] | None,
@@ -638,6 +648,11 @@ def for_stmt(
 ) -> None:
     """A ``for`` loop: over a tensor, staged with ``tf.while_loop`` (a ``tf.range`` is not materialized); over
     anything else, Python's ``for``."""
+    for kind in type(iter_).__mro__:
+        overload = _FOR_LOOP_OVERLOADS.get(kind)
+        if overload is not None:
+            overload(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+            return
     if _is_tensor(iter_):
         if isinstance(iter_, SymbolicTensor) and iter_.op.type == "Range":
             _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)

@@ -160,10 +160,23 @@ def int_(x: Any = 0, base: Any = UNSPECIFIED) -> Any:
     return int(x, base)
 
 
+def _tensor_array_class() -> Any:
+    """tf.TensorArray's class once its module is loaded (no TensorArray exists before)."""
+    return getattr(sys.modules.get("modtensor.api.tensor_array_ops"), "TensorArray", None)
+
+
 def len_(s: Any) -> Any:
-    """``len``; for a tensor its static first dimension, else ``tf.shape(s)[0]``."""
+    """``len``; for a tensor its static first dimension, else ``tf.shape(s)[0]``; a TensorArray's ``size()``;
+    a TensorList's length."""
+    tensor_array = _tensor_array_class()
+    if tensor_array is not None and isinstance(s, tensor_array):
+        return s.size()
     if not _is_tensor(s):
         return len(s)
+    if s.dtype.base_dtype == dtypes.variant:
+        from importlib import import_module
+
+        return import_module("modtensor.api.list_ops").tensor_list_length(s)
     shape = s.shape
     if shape.rank:
         first = shape.as_list()[0]
