@@ -397,3 +397,22 @@ def test_lambdas_on_one_line_are_told_apart() -> None:
     assert "v * 2" in tf.autograph.to_code(double) and "-v" in tf.autograph.to_code(negate)
     assert "lambda b:" in tf.autograph.to_code(nested)
     assert tf.autograph.to_graph(nested(1))(2) == 3
+
+
+def test_a_function_that_cannot_be_converted_warns_once(caplog: pytest.LogCaptureFixture) -> None:
+    def uses_loop_else(x):
+        for _ in range(1):
+            pass
+        else:
+            x = x + 1
+        return x
+
+    @tf.function
+    def f(x):
+        for _ in range(3):
+            x = uses_loop_else(x)
+        return x
+
+    with caplog.at_level(logging.WARNING, logger="modtensor.autograph"):
+        assert f(tf.constant(0)).numpy() == 3
+    assert sum("could not transform" in r.getMessage() for r in caplog.records) == 1

@@ -16,6 +16,7 @@ import contextlib
 import functools
 import inspect
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -102,6 +103,36 @@ def _is_allowlisted(f: Any, check_call_override: bool = True) -> bool:
     return False
 
 
+# What _is_allowlisted decided, per code object (functions, methods) or type (callable objects), and the
+# conversions that failed, per (code object, options): TF's allowlist cache. Such calls then skip the work
+# (and the warning) on every later call.
+_allowlisted: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+_failed: weakref.WeakKeyDictionary[Any, set[Any]] = weakref.WeakKeyDictionary()
+
+
+def _cache_key(f: Any) -> Any:
+    function = getattr(f, "__func__", f)
+    code = getattr(function, "__code__", None)
+    if code is not None:
+        return code
+    if isinstance(f, functools.partial) or inspect.isclass(f):
+        return None
+    return type(f)
+
+
+def _is_allowlisted_cached(f: Any) -> bool:
+    key = _cache_key(f)
+    if key is None:
+        return _is_allowlisted(f)
+    try:
+        found = _allowlisted.get(key)
+    except TypeError:
+        return _is_allowlisted(f)
+    if found is None:
+        found = _allowlisted[key] = _is_allowlisted(f)
+    return found
+
+
 def _defining_class(method: Any, owner: type) -> type | None:
     name = method.__name__
     for cls in getattr(owner, "__mro__", ()):
@@ -173,7 +204,7 @@ def converted_call(
         return overload(*args, **kwargs) if kwargs else overload(*args)
     if _is_unsupported(f):
         return _call_unconverted(f, args, kwargs)
-    if not options.user_requested and _is_allowlisted(f):
+    if not options.user_requested and _is_allowlisted_cached(f):
         return _call_unconverted(f, args, kwargs)
     if not options.internal_convert_user_code:
         return _call_unconverted(f, args, kwargs)
@@ -190,10 +221,14 @@ def converted_call(
         return _call_unconverted(f, args, kwargs)
     if target.__code__.co_filename == "<string>":
         return _call_unconverted(f, args, kwargs)
+    failed = _failed.get(target.__code__)
+    if failed is not None and options.key() in failed:
+        return _call_unconverted(f, args, kwargs)
     try:
         converted = conversion.convert(target, options)
     except Exception as e:  # noqa: BLE001 - a function AutoGraph cannot convert runs as it is
         ag_logging.log(1, "Error transforming entity %s: %s", target, e)
+        _failed.setdefault(target.__code__, set()).add(options.key())
         return _fall_back_unconverted(f, args, kwargs, e)
     try:
         if kwargs is not None:
