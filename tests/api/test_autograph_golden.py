@@ -13,12 +13,14 @@ import importlib.util
 import json
 import logging
 import math
+import weakref
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import modtensor as tf
+from modtensor.api.autograph import impl
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = json.loads((HERE.parent / "golden" / "autograph" / "programs.json").read_text())["programs"]
@@ -84,9 +86,11 @@ def test_bool_of_tensor_without_autograph_is_an_error() -> None:
         assert actual[key]["message"].startswith(BOOL_ERROR_PREFIX), actual[key]["message"]
 
 
-def test_unconvertible_function_warns_once_it_runs_unconverted(caplog: pytest.LogCaptureFixture) -> None:
-    fresh = _load_programs()  # new code objects: AutoGraph has not seen them yet (it warns once per function)
+def test_unconvertible_function_warns_once_it_runs_unconverted(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(impl, "_failed", weakref.WeakKeyDictionary())  # it warns once per function and process
     with caplog.at_level(logging.WARNING, logger="modtensor.autograph"):
-        fresh.PROGRAMS["generator_runs_unconverted"](tf)
+        _run("generator_runs_unconverted")
     messages = [r.getMessage() for r in caplog.records]
     assert any("could not transform" in m and "generators are not supported" in m for m in messages), messages
