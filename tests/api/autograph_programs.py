@@ -289,6 +289,38 @@ def program_user_error_frames(tf: Any) -> dict[str, Any]:
     }
 
 
+def program_optional_features(tf: Any) -> dict[str, Any]:
+    """``Feature.ASSERT_STATEMENTS`` (assert -> tf.debugging.Assert) and ``BUILTIN_FUNCTIONS`` (print of tensors
+    runs with the graph); without them both stay Python."""
+    features = tf.autograph.experimental.Feature
+
+    def f(x):
+        assert x > 0, "x must be positive"
+        print("x is", x, "twice", x * 2)
+        return x + 1
+
+    converted = tf.function(f, experimental_autograph_options=(features.ASSERT_STATEMENTS, features.BUILTIN_FUNCTIONS))
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        outputs = [encode(converted(tf.constant(3))), encode(converted(tf.constant(4)))]
+        try:
+            converted(tf.constant(-3))
+            failure: Any = "no error"
+        except Exception as e:  # noqa: BLE001 - the error is the result
+            failure = {"type": type(e).__name__, "says": "assertion failed: [x must be positive]" in str(e)}
+    plain = tf.function(f)
+    plain_buffer = io.StringIO()
+    with contextlib.redirect_stdout(plain_buffer):
+        plain_error = run(plain, tf.constant(3))
+    return {
+        "outputs": outputs,
+        "printed": buffer.getvalue(),
+        "failure": failure,
+        "plain_printed": plain_buffer.getvalue(),
+        "plain_error_type": plain_error["type"] if isinstance(plain_error, dict) else plain_error,
+    }
+
+
 # ============================================================================ tensors: staged control flow
 
 
