@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from modtensor.api.autograph import ag_ctx, ag_logging, conversion, errors
+from modtensor.api.autograph import ag_ctx, ag_logging, conversion, errors, origins
 from modtensor.api.autograph.config import ConversionOptions, module_is_not_converted
 from modtensor.api.autograph.operators import py_builtins
 
@@ -184,8 +184,8 @@ def converted_call(
         options = caller_fn_scope.callopts
     if ag_ctx.control_status_ctx().status == ag_ctx.Status.DISABLED:
         return _call_unconverted(f, args, kwargs)
-    if is_autograph_artifact(f):
-        return _call_unconverted(f, args, kwargs)
+    if is_autograph_artifact(f) or origins.user_function_name(getattr(f, "__code__", None)) is not None:
+        return _call_unconverted(f, args, kwargs)  # AutoGraph's own and already converted code
     if isinstance(f, functools.partial):
         new_kwargs = dict(f.keywords or {})
         if kwargs is not None:

@@ -36,8 +36,13 @@ def conversion_of(code: Any) -> Any:
 
 
 def user_function_name(code: Any) -> str | None:
-    """The user's function ``code`` was converted from, or None when it is not converted code."""
-    return _user_names.get(code)
+    """The user's function ``code`` was converted from, or None when it is not converted code (or not code)."""
+    if code is None:
+        return None
+    try:
+        return _user_names.get(code)
+    except TypeError:  # not a code object (cannot be weakly referenced)
+        return None
 
 
 def generated_names(code: Any) -> frozenset[str]:

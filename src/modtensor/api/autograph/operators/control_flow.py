@@ -22,7 +22,7 @@ import numpy as np
 
 from modtensor.api import array_ops, math_ops
 from modtensor.api.autograph import ag_logging
-from modtensor.api.autograph.operators import py_builtins, structures
+from modtensor.api.autograph.operators import datasets, py_builtins, structures
 from modtensor.api.autograph.operators.staging import tf_api
 from modtensor.api.autograph.operators.variables import Undefined, UndefinedReturnValue
 from modtensor.api.constant_op import convert_to_tensor
@@ -646,13 +646,21 @@ def for_stmt(
     symbol_names: tuple[str, ...],
     opts: dict[str, Any],
 ) -> None:
-    """A ``for`` loop: over a tensor, staged with ``tf.while_loop`` (a ``tf.range`` is not materialized); over
-    anything else, Python's ``for``."""
+    """A ``for`` loop: over a tensor, staged with ``tf.while_loop`` (a ``tf.range`` is not materialized); over a
+    ``tf.data`` dataset or iterator, staged with the dataset's own ops (``operators/datasets.py``); over anything
+    else, Python's ``for``."""
     for kind in type(iter_).__mro__:
         overload = _FOR_LOOP_OVERLOADS.get(kind)
         if overload is not None:
             overload(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
             return
+    dataset_kind, iterator_kind = datasets.dataset_class(), datasets.iterator_class()
+    if dataset_kind is not None and isinstance(iter_, dataset_kind):
+        datasets.dataset_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+        return
+    if iterator_kind is not None and isinstance(iter_, iterator_kind):
+        datasets.iterator_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+        return
     if _is_tensor(iter_):
         if isinstance(iter_, SymbolicTensor) and iter_.op.type == "Range":
             _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)

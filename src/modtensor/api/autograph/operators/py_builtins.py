@@ -19,6 +19,7 @@ from typing import Any
 
 from modtensor.api import array_ops, math_ops
 from modtensor.api.autograph import origins
+from modtensor.api.autograph.operators import datasets
 from modtensor.api.autograph.operators.staging import tf_api
 from modtensor.api.autograph.operators.variables import Undefined
 from modtensor.framework import dtypes
@@ -132,7 +133,10 @@ def super_in_original_context(f: Callable[..., Any], args: tuple[Any, ...], call
 
 
 def abs_(x: Any) -> Any:
-    """``abs``; ``tf.abs`` for a tensor."""
+    """``abs``; ``tf.abs`` for a tensor (of each element, for a dataset)."""
+    overload = datasets.overload_for("abs", x)
+    if overload is not None:
+        return overload(x)
     if _is_tensor(x):
         return math_ops.abs(x)
     return abs(x)
@@ -167,7 +171,10 @@ def _tensor_array_class() -> Any:
 
 def len_(s: Any) -> Any:
     """``len``; for a tensor its static first dimension, else ``tf.shape(s)[0]``; a TensorArray's ``size()``;
-    a TensorList's length."""
+    a TensorList's length; a dataset's cardinality (which must be known)."""
+    overload = datasets.overload_for("len", s)
+    if overload is not None:
+        return overload(s)
     tensor_array = _tensor_array_class()
     if tensor_array is not None and isinstance(s, tensor_array):
         return s.size()
@@ -238,40 +245,59 @@ def range_(start_or_stop: Any, stop: Any = UNSPECIFIED, step: Any = UNSPECIFIED)
     return range(start_or_stop)
 
 
+def _all_datasets(values: tuple[Any, ...]) -> bool:
+    kind = datasets.dataset_class()
+    return bool(values) and kind is not None and all(isinstance(v, kind) for v in values)
+
+
 def enumerate_(s: Any, start: int = 0) -> Any:
-    """``enumerate``."""
+    """``enumerate``; ``Dataset.enumerate`` for a dataset."""
+    overload = datasets.overload_for("enumerate", s)
+    if overload is not None:
+        return overload(s, start)
     return enumerate(s, start)
 
 
 def zip_(*iterables: Any, strict: bool = False) -> Any:
-    """``zip``."""
+    """``zip``; ``Dataset.zip`` when every argument is a dataset."""
+    if _all_datasets(iterables):
+        return datasets.overload_for("zip", iterables[0])(*iterables, strict=strict)  # type: ignore[misc]
     return zip(*iterables, strict=strict)
 
 
 def map_(fn: Callable[..., Any], *iterables: Any) -> Any:
-    """``map``."""
+    """``map``; ``Dataset.zip(...).map(fn)`` when every iterable is a dataset."""
+    if _all_datasets(iterables):
+        return datasets.dataset_class().zip(iterables).map(fn)  # type: ignore[union-attr]
     return map(fn, *iterables)
 
 
 def filter_(function: Any, iterable: Any) -> Any:
-    """``filter``."""
+    """``filter``; ``Dataset.filter`` for a dataset."""
+    if _all_datasets((iterable,)):
+        return iterable.filter(function)
     return filter(function, iterable)
 
 
 def any_(iterable: Any) -> Any:
-    """``any``."""
-    return any(iterable)
+    """``any``; for a dataset of bool scalars, whether one is True (as a tensor)."""
+    overload = datasets.overload_for("any", iterable)
+    return overload(iterable) if overload is not None else any(iterable)
 
 
 def all_(iterable: Any) -> Any:
-    """``all``."""
-    return all(iterable)
+    """``all``; for a dataset of bool scalars, whether all are True (as a tensor)."""
+    overload = datasets.overload_for("all", iterable)
+    return overload(iterable) if overload is not None else all(iterable)
 
 
 def next_(iterator: Any, default: Any = UNSPECIFIED) -> Any:
-    """``next``."""
+    """``next``; with a default, a ``tf.cond`` on the next optional element of a tf.data iterator."""
     if default is UNSPECIFIED:
         return next(iterator)
+    overload = datasets.overload_for("next", iterator)
+    if overload is not None:
+        return overload(iterator, default)
     return next(iterator, default)
 
 
