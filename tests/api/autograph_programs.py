@@ -609,6 +609,57 @@ def program_method_and_attribute_state(tf: Any) -> dict[str, Any]:
     return {"output": encode(counter.count(tf.constant(5))), "attribute": encode(counter.total.dtype.name)}
 
 
+def program_dataset_for(tf: Any) -> dict[str, Any]:
+    """``for x in dataset`` is staged with the dataset's own ops (scan and reduce), the loop variables as state."""
+
+    @tf.function
+    def total(ds):
+        s = tf.constant(0, tf.int64)
+        count = 0
+        for x in ds:
+            s += x * x
+            count += 1
+        return s, count
+
+    ds = tf.data.Dataset.range(6)
+    return {"output": encode(total(ds)), "empty": encode(total(ds.take(0)))}
+
+
+def program_dataset_break_iterator_builtins(tf: Any) -> dict[str, Any]:
+    """``break`` in a loop over a dataset, a loop over an iterator, ``len``/``any``/``all``/``enumerate`` of
+    datasets."""
+
+    @tf.function
+    def with_break(ds):
+        s = tf.constant(0, tf.int64)
+        for x in ds:
+            if x > 5:
+                break
+            s += x
+        return s
+
+    @tf.function
+    def over_iterator(ds):
+        s = tf.constant(0, tf.int64)
+        for x in iter(ds):
+            s += x * 2
+        return s
+
+    @tf.function
+    def builtins(ds):
+        weighted = tf.constant(0, tf.int64)
+        for i, x in enumerate(ds):
+            weighted += i * x
+        return len(ds), any(ds.map(lambda v: v > 8)), all(ds.map(lambda v: v >= 0)), weighted
+
+    ds = tf.data.Dataset.range(10)
+    return {
+        "with_break": encode(with_break(ds)),
+        "over_iterator": encode(over_iterator(ds)),
+        "builtins": encode(builtins(ds)),
+    }
+
+
 PROGRAMS = {name[len("program_") :]: fn for name, fn in sorted(globals().items()) if name.startswith("program_")}
 
 # The programs that stage tf.cond / tf.while_loop (the others need no staged control flow).
@@ -626,4 +677,5 @@ TENSOR_PROGRAMS = {
     "loop_shape_invariants",
     "staging_errors",
     "method_and_attribute_state",
+    "dataset_break_iterator_builtins",
 }
