@@ -17,6 +17,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from modtensor.api import array_ops, math_ops
 from modtensor.api.autograph import origins
 from modtensor.api.autograph.operators import datasets
@@ -214,18 +216,33 @@ def len_(s: Any) -> Any:
 
 
 def print_(*objects: Any, **kwargs: Any) -> Any:
-    """``print`` (Feature.BUILTIN_FUNCTIONS): with a tensor argument, ``tf.print`` to stdout when the graph runs."""
+    """``print`` (Feature.BUILTIN_FUNCTIONS): with a tensor argument, Python's print of the values when the graph
+    runs (an ``EagerPyFunc``, as TF's ``_tf_py_func_print``); returns that op's int32 output."""
     unknown = tuple(set(kwargs) - {"sep", "end", "file", "flush"})
     if unknown:
         raise ValueError(f"invalid keyword arguments: {unknown}")
     if not any(_is_tensor(o) for o in objects):
         return print(*objects, **kwargs)
-    options: dict[str, Any] = {"output_stream": kwargs.get("file") or sys.stdout}
-    if "sep" in kwargs and kwargs["sep"] is not None:
-        options["sep"] = kwargs["sep"]
-    if "end" in kwargs and kwargs["end"] is not None:
-        options["end"] = kwargs["end"]
-    return tf_api("print", "print() of a tensor")(*objects, **options)
+    options = {k: v for k, v in kwargs.items() if v is not UNSPECIFIED}
+    options.setdefault("flush", True)
+
+    def print_wrapper(*values: Any) -> None:
+        values = tuple(v.numpy() if _is_tensor(v) else v for v in values)
+        values = tuple(v.decode("utf-8") if isinstance(v, bytes) else v for v in values)
+        print(*values, **options)
+
+    tensor_positions = [i for i, o in enumerate(objects) if _is_tensor(o)]
+
+    def call_with_tensors(*tensors: Any) -> Any:
+        values = list(objects)
+        for position, tensor in zip(tensor_positions, tensors, strict=True):
+            values[position] = tensor
+        print_wrapper(*values)
+        return np.int32(1)  # (modtensor's py_function does not cast a Python int to Tout)
+
+    return tf_api("py_function", "print() of a tensor")(
+        call_with_tensors, [objects[i] for i in tensor_positions], dtypes.int32
+    )
 
 
 def range_(start_or_stop: Any, stop: Any = UNSPECIFIED, step: Any = UNSPECIFIED) -> Any:

@@ -1,7 +1,7 @@
-"""The TensorFlow operations the operators stage: ``cond``, ``while_loop``, ``Assert`` and ``print``.
+"""The TensorFlow operations the operators stage: ``cond``, ``while_loop``, ``Assert``, ``py_function``, ...
 
 They come from modtensor's public API (``modtensor.cond``, ``modtensor.while_loop``,
-``modtensor.debugging.Assert``, ``modtensor.print``), looked up when first needed; a
+``modtensor.debugging.Assert``, ``modtensor.py_function``), looked up when first needed; a
 missing one is a NotImplementedError that names the statement it was needed for.
 """
 
