@@ -416,3 +416,23 @@ def test_a_function_that_cannot_be_converted_warns_once(caplog: pytest.LogCaptur
     with caplog.at_level(logging.WARNING, logger="modtensor.autograph"):
         assert f(tf.constant(0)).numpy() == 3
     assert sum("could not transform" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_library_functions_convert_user_functions_in_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    from modtensor.api.autograph import ag_ctx
+    from modtensor.api.autograph.impl import tf_convert_in_context
+
+    def pick(x):
+        if x > 0:  # a Python value here: converted code keeps Python's if
+            return "pos"
+        return "neg"
+
+    converted = tf_convert_in_context(pick)
+    assert converted is not pick and converted(1) == "pos" and converted(-1) == "neg"
+    with ag_ctx.ControlStatusCtx(ag_ctx.Status.DISABLED):
+        assert tf_convert_in_context(pick) is pick
+    assert tf_convert_in_context(pick, convert_by_default=False) is pick
+    seen = []
+    monkeypatch.setattr("modtensor.api.autograph.impl.tf_convert_in_context", lambda f: seen.append(f) or f)
+    tf.data.Dataset.range(3).map(pick)  # tf.data and tf.map_fn trace user functions through it, as TF
+    assert seen == [pick]

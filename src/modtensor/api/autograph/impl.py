@@ -30,6 +30,7 @@ __all__ = [
     "do_not_convert",
     "is_autograph_artifact",
     "tf_convert",
+    "tf_convert_in_context",
     "to_code",
     "to_graph",
 ]
@@ -260,6 +261,35 @@ def tf_convert(python_function: Callable[..., Any], optional_features: Any = Non
 
     autograph_artifact(autograph_handler)
     return autograph_handler
+
+
+def tf_convert_in_context(
+    f: Callable[..., Any], convert_by_default: bool = True, user_requested: bool = False
+) -> Callable[..., Any]:
+    """``f`` converted according to the AutoGraph status where it is traced (TF's ``autograph.tf_convert(f, ctx)``).
+
+    What library functions that trace user functions call (``tf.data`` transformations,
+    ``tf.map_fn``): under ``do_not_convert`` (status DISABLED) ``f`` runs as it is; otherwise
+    (ENABLED, or UNSPECIFIED with ``convert_by_default``) it is converted with the options in
+    effect, errors rewritten as in ``tf_convert``.
+    """
+    if is_autograph_artifact(f):
+        return f
+    ctx = ag_ctx.control_status_ctx()
+    if ctx.status == ag_ctx.Status.DISABLED or (ctx.status == ag_ctx.Status.UNSPECIFIED and not convert_by_default):
+        return f
+    features = ctx.options.optional_features if ctx.options is not None else None
+    options = ConversionOptions(recursive=True, user_requested=user_requested, optional_features=features)
+
+    def converted_wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return converted_call(f, args, kwargs, options=options)
+        except Exception as e:
+            if hasattr(e, "ag_error_metadata"):
+                raise errors.rewrite(e) from None
+            raise
+
+    return autograph_artifact(converted_wrapper)
 
 
 def _unwrap(entity: Any) -> Any:
