@@ -432,7 +432,12 @@ def test_library_functions_convert_user_functions_in_context(monkeypatch: pytest
     with ag_ctx.ControlStatusCtx(ag_ctx.Status.DISABLED):
         assert tf_convert_in_context(pick) is pick
     assert tf_convert_in_context(pick, convert_by_default=False) is pick
+
+    def plus_one(x):
+        return x + 1
+
     seen = []
     monkeypatch.setattr("modtensor.api.autograph.impl.tf_convert_in_context", lambda f: seen.append(f) or f)
-    tf.data.Dataset.range(3).map(pick)  # tf.data and tf.map_fn trace user functions through it, as TF
-    assert seen == [pick]
+    tf.data.Dataset.range(3).map(plus_one)  # tf.data and tf.map_fn trace user functions through it, as TF
+    tf.map_fn(plus_one, tf.constant([1, 2]))
+    assert seen[0] is plus_one and seen[-1] is plus_one
