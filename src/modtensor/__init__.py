@@ -84,6 +84,7 @@ __all__ = [
     "VariableAggregation",  # noqa: F822
     "VariableSynchronization",  # noqa: F822
     "as_dtype",
+    "autograph",  # noqa: F822 - loaded on first use (module __getattr__)
     "bfloat16",
     "bitwise",
     "bool",
@@ -209,6 +210,7 @@ _LAZY = {
     "case": ("modtensor.api.cond", "case"),
     "switch_case": ("modtensor.api.cond", "switch_case"),
     "while_loop": ("modtensor.api.while_loop", "while_loop"),
+    "autograph": ("modtensor.autograph", None),  # a module: AutoGraph's user functions
 }
 
 

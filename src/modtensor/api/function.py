@@ -580,6 +580,8 @@ class Function:
         input_signature: Sequence[Any] | None = None,
         reduce_retracing: bool = False,
         jit_compile: bool | None = None,
+        autograph: bool = True,
+        experimental_autograph_options: Any = None,
     ):
         if not callable(python_function):
             raise TypeError(f"function: {python_function!r} is not callable")
@@ -587,6 +589,8 @@ class Function:
         self._name = name or getattr(python_function, "__name__", "function")
         self._reduce_retracing = bool(reduce_retracing)
         self._jit_compile = jit_compile
+        self._autograph = bool(autograph)
+        self._autograph_options = experimental_autograph_options
         self._signature = inspect.signature(python_function)
         params = list(self._signature.parameters.values())
         self._positional_names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -636,6 +640,8 @@ class Function:
                 input_signature=self._input_signature,
                 reduce_retracing=self._reduce_retracing,
                 jit_compile=self._jit_compile,
+                autograph=self._autograph,
+                experimental_autograph_options=self._autograph_options,
             )
             with contextlib.suppress(TypeError):  # instances that cannot be weakly referenced get a fresh one
                 self._bound_instances[instance] = bound
@@ -842,9 +848,14 @@ class Function:
         return concrete
 
     def _trace(self, args: tuple[Any, ...], kwargs: dict[str, Any], outer: Any) -> ConcreteFunction:
+        python_function = self._python_function
+        if self._autograph:  # AutoGraph converts Python control flow on tensors (api/autograph), loaded on first use
+            from modtensor.api.autograph import tf_convert
+
+            python_function = tf_convert(python_function, self._autograph_options)
         graph = func_graph_from_py_func(
             self._name,
-            self._python_function,
+            python_function,
             args,
             kwargs,
             self._arg_names(len(args)),
@@ -889,17 +900,25 @@ def function(
 
     ``input_signature`` (a list of possibly nested TensorSpecs) fixes one trace for every
     matching call; ``reduce_retracing`` (or the old ``experimental_relax_shapes``) traces
-    shape-generic graphs once a second shape is seen. ``autograph``, ``jit_compile`` and the
-    other ``experimental_*`` options are accepted for compatibility and have no effect
-    (there is no AutoGraph: Python control flow runs at trace time).
+    shape-generic graphs once a second shape is seen. ``autograph`` (default True) converts
+    Python control flow on tensors into graph control flow before tracing (``modtensor.autograph``),
+    with the optional ``experimental_autograph_options`` features; ``jit_compile`` and the
+    other ``experimental_*`` options are accepted for compatibility and have no effect.
     """
-    del autograph, experimental_implements, experimental_autograph_options, experimental_attributes
+    del experimental_implements, experimental_attributes
     del experimental_follow_type_hints
     relax = bool(reduce_retracing or experimental_relax_shapes)
     jit = jit_compile if jit_compile is not None else experimental_compile
 
     def decorate(fn: Callable[..., Any]) -> Function:
-        return Function(fn, input_signature=input_signature, reduce_retracing=relax, jit_compile=jit)
+        return Function(
+            fn,
+            input_signature=input_signature,
+            reduce_retracing=relax,
+            jit_compile=jit,
+            autograph=autograph,
+            experimental_autograph_options=experimental_autograph_options,
+        )
 
     if func is None:
         return decorate

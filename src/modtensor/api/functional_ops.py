@@ -218,7 +218,9 @@ def map_fn(
 
         def compute(i: Any, tas: list[TensorArray]) -> tuple[Any, list[TensorArray]]:
             values = pack_structure(elems, [ta.read(i) for ta in elems_ta])
-            result = fn(values)
+            from modtensor.api.autograph.impl import tf_convert_in_context  # AutoGraph converts fn, as TF's
+
+            result = tf_convert_in_context(fn)(values)
             assert_same_structure(fn_output_signature or elems, result)
             flat = flatten_structure(result)
             return i + 1, [ta.write(i, v) for ta, v in zip(tas, flat, strict=True)]

@@ -90,7 +90,10 @@ class StructuredFunctionWrapper:
 
     def _wrapper(self, *flat_args: Any) -> Any:
         nested = structure.pack(self._input_structure, list(flat_args))
-        ret = self._func(*nested) if self._unpack and type(nested) is tuple else self._func(nested)
+        from modtensor.api.autograph.impl import tf_convert_in_context  # AutoGraph converts it, as TF's
+
+        func = tf_convert_in_context(self._func)
+        ret = func(*nested) if self._unpack and type(nested) is tuple else func(nested)
         if isinstance(ret, list):
             ret = tuple(ret)
         if self._returns_dataset:
