@@ -124,6 +124,14 @@ def while_error_in_body():
     return {"n": n}, [acc], [{"n": 1}, {"n": 4}]
 
 
+def while_then_while():
+    """Two loops in a row: the second starts from the first's results (both compiled, one feeding the other)."""
+    n = v1.placeholder(tf.int32, [], name="n")
+    i, acc = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc * 2.0), [tf.constant(0), tf.constant(1.0)])
+    j, out = tf.while_loop(lambda j, v: j < i + 3, lambda j, v: (j + 1, v + acc), [i, acc], name="second")
+    return {"n": n}, [j, out], [{"n": 3}, {"n": 0}]
+
+
 PROGRAMS = [
     cond_basic,
     cond_nested,
@@ -136,6 +144,7 @@ PROGRAMS = [
     while_parallel_matrix,
     while_maximum_iterations,
     while_error_in_body,
+    while_then_while,
 ]
 
 

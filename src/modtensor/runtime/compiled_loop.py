@@ -137,9 +137,8 @@ def replace_loops(nodes: list[node_def_pb2.NodeDef], loops: list[LoopStructure])
         removed.update(n.name for n in loop.members)
         removed.update(n.name for n in loop.enters)
     out: list[node_def_pb2.NodeDef] = []
-    for node in nodes:
-        if node.name in removed:
-            continue
+    # A compiled node's inputs (its Enters' inputs) may read another loop's Exit: loops in a row.
+    for node in [*(n for n in nodes if n.name not in removed), *(loop.node for loop in loops)]:
         if any(node_def_lib.parse_tensor_name(t)[0] in renamed for t in node.input):
             copy = node_def_pb2.NodeDef()
             copy.CopyFrom(node)
@@ -156,7 +155,6 @@ def replace_loops(nodes: list[node_def_pb2.NodeDef], loops: list[LoopStructure])
                     copy.input.append(target)
             node = copy
         out.append(node)
-    out.extend(loop.node for loop in loops)
     return out
 
 
