@@ -47,6 +47,44 @@ def run_model(name: str, info: dict) -> dict:
     return {"max_abs_error_vs_tf221": max(errors), "ops": dict(sorted(ops.items())), "passes": rows}
 
 
+def _cpu_kernel_sources() -> dict[str, str]:
+    """Which registration serves a float32 node of each loop-plumbing op on CPU (ITEX registers CPU kernels
+    for them, where TF has DEFAULT ones only)."""
+    from modtensor.framework.op_registry import global_registry
+    from modtensor.framework.protos import node_def_pb2
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+
+    sources = {}
+    for op in ("Enter", "Exit", "NextIteration", "NoOp"):
+        node = node_def_pb2.NodeDef(name="n", op=op)
+        if op != "NoOp":
+            node.attr["T"].type = tf.float32.as_datatype_enum
+        if op == "Enter":
+            node.attr["frame_name"].s = b"loop"
+        op_def = global_registry().lookup(op).op_def
+        sources[op] = global_kernel_registry().find_kernel(node, op_def, "CPU").source
+    return sources
+
+
+def _variables_and_loop() -> dict[str, list]:
+    """A tf.function with resource variables (read, assign_add) and a while loop, run twice with ITEX loaded."""
+    rng = np.random.RandomState(0)
+    w0, x = rng.randn(8, 4).astype(np.float32), rng.randn(2, 8).astype(np.float32)
+    w, b = tf.Variable(w0), tf.Variable(np.full(4, 0.5, np.float32))
+
+    @tf.function
+    def step(x):
+        y = tf.nn.relu(tf.matmul(x, w) + b)
+        _, y = tf.while_loop(
+            lambda i, y: i < 3, lambda i, y: (i + 1, tf.nn.relu(tf.matmul(y, tf.ones([4, 4])) * 0.1)), (0, y)
+        )
+        w.assign_add(tf.ones_like(w) * 0.01)
+        return y
+
+    outputs = [step(x).numpy().tolist() for _ in range(2)]
+    return {"w0": w0.tolist(), "x": x.tolist(), "outputs": outputs, "w": w.numpy().tolist()}
+
+
 def main() -> None:
     from modtensor.runtime import inter_op
 
@@ -59,6 +97,8 @@ def main() -> None:
     names = sys.argv[1:] or sorted(manifest)
     result = {"models": {name: run_model(name, manifest[name]) for name in names}}
     result["plugins"] = [r.summary() for r in loaded_plugins()]
+    result["cpu_kernel_sources"] = _cpu_kernel_sources()
+    result["variables_and_loop"] = _variables_and_loop()
     print(json.dumps(result))
 
 

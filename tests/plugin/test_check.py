@@ -102,7 +102,8 @@ def test_demo_device_loads_and_reports_structs_devices_and_streams(demo_report):
     assert demo_report["verdict"]["ok"], demo_report["verdict"]["problems"]
     load = demo_report["load"]
     assert load["entry_points"] == {"SE_InitPlugin": "called", "TF_InitKernel": "called"}
-    assert load["device_types"] == ["MY_DEVICE"] and len(load["kernels"]["MY_DEVICE"]) == 18
+    # the plugin's own kernels (its Identity, NoOp, Const, ... are the runtime's DEFAULT ones)
+    assert load["device_types"] == ["MY_DEVICE"] and len(load["kernels"]["MY_DEVICE"]) == 11
     structs = load["structs"]
     assert structs["SE_PlatformRegistrationParams"]["version"] == "0.0.1"
     for name in ("SP_Platform", "SP_PlatformFns", "SP_StreamExecutor", "SP_Device", "SP_DeviceFns"):
@@ -123,7 +124,7 @@ def test_demo_device_kernels_match_the_cpu_kernels_and_memory_comes_back(demo_re
         (result,) = results[kernel]
         assert result["status"] == "pass" and result["reference"].startswith("modtensor.kernels.cpu"), result
     counts = demo_report["verdict"]["numerics"]
-    assert counts["pass"] >= 24 and "fail" not in counts and "error" not in counts
+    assert counts["pass"] >= 8 and "fail" not in counts and "error" not in counts  # every kernel of the plugin
     skipped = [r for rs in results.values() for r in rs if r["status"] == "skip"]
     assert all(r["detail"] for r in skipped)  # every skip says why
     assert any(r["detail"] == "resource arguments cannot be generated" for r in skipped)

@@ -25,7 +25,7 @@ from modtensor.runtime import device_factory
 from modtensor.runtime.allocator import CPUAllocator
 from modtensor.runtime.device import Device, DeviceAttributes
 from modtensor.runtime.kernel_registry import KernelRegistration, global_kernel_registry
-from modtensor.runtime.kernels.plumbing import ConstKernel, register_device_agnostic_kernels
+from modtensor.runtime.kernels.plumbing import ConstKernel
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelContext
 
 TESTDEV = "TESTDEV"
@@ -115,7 +115,6 @@ def testdev() -> Iterator[TestDev]:
     registry = global_kernel_registry()
     floats = {"T": ["float32"]}
     try:
-        state.registrations += register_device_agnostic_kernels(TESTDEV)
         state.registrations.append(registry.register("Const", TESTDEV, ConstKernel, source="tests.testdev"))
         for op in ("AddV2", "Mul", "MatMul", "Relu"):
             state.registrations.append(_function_kernel(op, constraints=floats))

@@ -48,10 +48,8 @@ PLUMBING = (
     "PlaceholderWithDefault",
     "Identity",
     "StopGradient",
-    "IdentityN",
-    "NoOp",
     "Snapshot",
-)
+)  # IdentityN and NoOp: DEFAULT kernels only, as TF (tests/runtime/test_default_kernels.py)
 
 
 def cpu():

@@ -13,6 +13,7 @@ from modtensor.kernels.cpu.registrations import register_cpu_kernels
 from modtensor.runtime import device_factory
 from modtensor.runtime.executor import Executor
 from modtensor.runtime.kernel_registry import KernelRegistry
+from modtensor.runtime.kernels import register_default_kernels
 from modtensor.runtime.op_kernel import OpKernel, OpKernelContext
 from modtensor.runtime.partitioner import set_transfer_attrs, transfer_key
 from modtensor.runtime.rendezvous import LocalRendezvous as Rendezvous
@@ -59,6 +60,7 @@ class Failing(OpKernel):
 @pytest.fixture
 def registry(fresh_devices) -> KernelRegistry:
     reg = KernelRegistry()
+    register_default_kernels(reg)
     register_cpu_kernels(reg)
     reg.register("Neg", "CPU", ProbeNeg, priority=1, source="test")
     reg.register("Identity", "CPU", RecordingIdentity, priority=1, source="test")

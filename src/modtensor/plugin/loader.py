@@ -100,16 +100,14 @@ def _call_void_entry_point(address: int, session: LoadSession) -> None:
 
 
 def _init_stream_executor(address: int, session: LoadSession) -> None:
-    """SE_InitPlugin: build the platform and register its devices (type at priority 220) and their plumbing kernels."""
+    """SE_InitPlugin: build the platform and register its devices (type at priority 220).
+
+    Its pass-through and control-flow kernels are the runtime's DEFAULT ones, as in TF.
+    """
     from modtensor.framework.device_spec import register_short_device_type
     from modtensor.plugin.native.stream_executor import init_platform
     from modtensor.runtime.device_factory import register_device_factory
-    from modtensor.runtime.kernel_registry import global_kernel_registry
-    from modtensor.runtime.pluggable_device import (
-        PLUGGABLE_PRIORITY,
-        PluggableDeviceFactory,
-        register_pluggable_device_kernels,
-    )
+    from modtensor.runtime.pluggable_device import PLUGGABLE_PRIORITY, PluggableDeviceFactory
 
     record = session.record
     platform = init_platform(record.path, address)
@@ -118,9 +116,6 @@ def _init_stream_executor(address: int, session: LoadSession) -> None:
     register_device_factory(platform.type, factory, priority=PLUGGABLE_PRIORITY, source=record.path)
     session.device_factories.append((platform.type, factory))
     register_short_device_type(platform.type)  # "/MY_DEVICE:0" parses, as TF allows for pluggable device types
-    registry = global_kernel_registry()
-    if not any(r.kernel_def.device_type == platform.type for r in registry.kernels_for_op("Identity")):
-        session.kernels.extend(register_pluggable_device_kernels(platform.type))
     atexit.register(platform.teardown)
 
 

@@ -678,36 +678,3 @@ def _memory_growth(physical_name: str) -> bool:
     from modtensor.runtime.device_factory import memory_growth_enabled
 
     return bool(memory_growth_enabled(physical_name))
-
-
-def register_pluggable_device_kernels(device_type: str) -> list[Any]:
-    """Kernels every pluggable device has, as in TensorFlow: the pass-through ones and Const.
-
-    Returns the registrations (for the loader's rollback).
-    """
-    from modtensor.runtime.kernel_registry import global_kernel_registry
-    from modtensor.runtime.kernels.plumbing import ConstKernel, register_device_agnostic_kernels
-
-    class DeviceConstKernel(ConstKernel):
-        """Const on a pluggable device: copied to the device on the first call, then the same buffer."""
-
-        def __init__(self, ctx: Any):
-            super().__init__(ctx)
-            self._device_value: DeviceBuffer | None = None
-
-        def compute(self, ctx: Any) -> None:
-            if self._device_value is None:
-                self._device_value = ctx.device.from_host(self._value)
-            ctx.outputs[0] = self._device_value
-
-    registry = global_kernel_registry()
-    registrations = register_device_agnostic_kernels(device_type)
-    numeric = [
-        dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
-        dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.bool, dtypes.complex64, dtypes.complex128,
-    ]  # fmt: skip
-    constraints = {"dtype": numeric}
-    registrations.append(
-        registry.register("Const", device_type, DeviceConstKernel, constraints=constraints, source=__name__)
-    )
-    return registrations

@@ -325,14 +325,13 @@ def register_python_device(
     priority: int = PLUGGABLE_PRIORITY,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     details: Mapping[str, str] | None = None,
-    device_agnostic_kernels: bool = True,
 ) -> PythonDeviceRegistration:
     """Make ``device_type`` a device type served by Python code; call before devices are first used.
 
     ``device`` is a Device subclass (constructed as ``cls(attributes, physical_index)``),
     a function of the same arguments returning a Device, or a ready DeviceFactory.
-    With ``device_agnostic_kernels`` the pass-through kernels (Identity, NoOp, ...)
-    are registered for the type, as TensorFlow does for every device.
+    The pass-through and control-flow kernels (Identity, NoOp, Const, Switch, ...) are
+    the runtime's DEFAULT ones, which serve every device type, as in TensorFlow.
     """
     if isinstance(device, DeviceFactory):
         factory = device
@@ -342,13 +341,4 @@ def register_python_device(
         raise TypeError(f"device for '{device_type}' must be a Device subclass, a function or a DeviceFactory")
     device_spec.register_short_device_type(device_type)
     device_factory.register_device_factory(device_type, factory, priority, source=f"python device {device_type}")
-    registration = PythonDeviceRegistration(device_type, factory)
-    if device_agnostic_kernels:
-        from modtensor.runtime.kernels.plumbing import register_device_agnostic_kernels
-
-        try:
-            registration.kernels += register_device_agnostic_kernels(device_type)
-        except Exception:
-            registration.unregister()
-            raise
-    return registration
+    return PythonDeviceRegistration(device_type, factory)

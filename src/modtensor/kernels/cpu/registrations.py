@@ -1,4 +1,4 @@
-"""Registers the built-in CPU kernels: every numpy function of OP_FUNCTIONS plus the graph-plumbing ops.
+"""Registers the built-in CPU kernels: every numpy function of OP_FUNCTIONS plus the CPU forms of the plumbing ops.
 
 The CPU kernels go through the same ``KernelRegistry.register`` a plugin uses.
 Type constraints are TensorFlow 2.21's for its CPU kernels (the union of its CPU
@@ -25,7 +25,7 @@ from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
-from modtensor.runtime.kernels.plumbing import PLUMBING_KERNELS
+from modtensor.runtime.kernels import plumbing
 from modtensor.runtime.op_kernel import FunctionKernel, OpKernel, OpKernelConstruction, OpKernelContext
 
 __all__ = [
@@ -274,7 +274,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
             regs.append(
                 target.register(op, "CPU", factory, constraints=_constraints(op), priority=priority, source=SOURCE)
             )
-        for op, cls in PLUMBING_KERNELS.items():
+        for op, cls in plumbing.CPU_OPS.items():  # as TF: NoOp and IdentityN have DEFAULT kernels only
             regs.append(target.register(op, "CPU", cls, source=SOURCE))
         regs.append(
             target.register("Snapshot", "CPU", SnapshotKernel, constraints=_constraints("Snapshot"), source=SOURCE)

@@ -8,11 +8,11 @@ without the device registering anything.
 from __future__ import annotations
 
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry
-from modtensor.runtime.kernels import control_flow, functional
+from modtensor.runtime.kernels import control_flow, functional, plumbing
 
 __all__ = ["register_default_kernels"]
 
 
 def register_default_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
     """Register the runtime's DEFAULT kernels into ``registry``; returns the registrations."""
-    return control_flow.register(registry) + functional.register(registry)
+    return plumbing.register(registry) + control_flow.register(registry) + functional.register(registry)

@@ -6,6 +6,9 @@ output goes into a child frame, and so on (runtime/executor.py). They are regist
 for device type DEFAULT, so every device runs them. As in TensorFlow, on a device that
 is not the host the predicate, ``value_index`` and every int32 value (loop counters)
 stay in host memory, and string/resource/variant values are host-side everywhere.
+TF 2.21 also registers some of them for CPU; they stay DEFAULT-only here, as in the TF
+2.15 that Intel's ITEX was built for, so a plugin's own CPU Enter/Exit/NextIteration
+kernels serve CPU instead of meeting a same-priority duplicate.
 """
 
 from __future__ import annotations
@@ -15,26 +18,13 @@ from typing import Any
 import numpy as np
 
 from modtensor.framework import errors
-from modtensor.framework.protos import types_pb2
 from modtensor.runtime.kernel_registry import DEFAULT_DEVICE_TYPE, KernelRegistration, KernelRegistry
+from modtensor.runtime.kernels.memory_types import HOST_MEMORY_TYPES, device_memory_types
 from modtensor.runtime.op_kernel import OpKernel, OpKernelContext
 
 __all__ = ["register"]
 
 SOURCE = "modtensor.runtime.kernels.control_flow"
-
-# Types whose values live in host memory on every device (TF registers these ops' kernels with HostMemory for them).
-_HOST_TYPES = (types_pb2.DT_INT32, types_pb2.DT_STRING, types_pb2.DT_RESOURCE, types_pb2.DT_VARIANT)
-
-
-def _device_types() -> list[int]:
-    """Every non-reference DataType except the host-memory ones."""
-    return [
-        value
-        for value in types_pb2.DataType.values()
-        if value not in _HOST_TYPES and value != types_pb2.DT_INVALID and value < 100
-    ]
-
 
 class SwitchKernel(OpKernel):
     """Switch: the data goes to ``output_true`` when ``pred`` is true, else to ``output_false``; the other is dead."""
@@ -101,8 +91,8 @@ def _shape_text(value: Any) -> str:
 def register(registry: KernelRegistry) -> list[KernelRegistration]:
     """Register the control-flow kernels for DEFAULT (host-memory forms for int32, string, resource, variant)."""
     regs: list[KernelRegistration] = []
-    on_device = {"T": _device_types()}
-    on_host = {"T": list(_HOST_TYPES)}
+    on_device = {"T": device_memory_types()}
+    on_host = {"T": list(HOST_MEMORY_TYPES)}
 
     def add(op: str, kernel: type[OpKernel], constraints: dict | None, host_memory: tuple[str, ...]) -> None:
         regs.append(

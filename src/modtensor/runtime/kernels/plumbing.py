@@ -1,11 +1,14 @@
 """The pass-through kernels every device has: Const, Placeholder(WithDefault), Identity, StopGradient, IdentityN, NoOp.
 
 They compute nothing device-specific (a constant, a buffer passed through, nothing),
-so they live in the runtime, as TensorFlow's common-runtime kernels do: the built-in
-CPU kernels register them for CPU, and a pluggable or Python device registers them
-for its own type (``register_device_agnostic_kernels``) so graphs need no copies to
-the host around them. Copies between devices are not kernels here: the executor moves
-values across partition edges itself (runtime/rendezvous.py).
+so they live in the runtime and are registered for device type DEFAULT, as TensorFlow
+2.21 registers them (DEVICE_DEFAULT): every device - CPU, a pluggable device, a Python
+device - has them without registering anything, and a device's own kernel for one of
+these ops wins over the DEFAULT one instead of meeting a same-priority duplicate. The
+built-in CPU kernels add CPU registrations exactly where TF has them (``CPU_OPS``); TF
+has none for NoOp and IdentityN, so a plugin's CPU NoOp (ITEX registers one) serves CPU.
+Copies between devices are not kernels here: the executor moves values across partition
+edges itself (runtime/rendezvous.py).
 """
 
 from __future__ import annotations
@@ -16,21 +19,22 @@ from typing import Any
 import numpy as np
 
 from modtensor.framework import errors, tensor_proto
-from modtensor.framework.protos import tensor_shape_pb2
+from modtensor.framework.protos import tensor_shape_pb2, types_pb2
 from modtensor.runtime.allocator import aligned_empty
-from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
+from modtensor.runtime.kernel_registry import DEFAULT_DEVICE_TYPE, KernelRegistration, KernelRegistry
+from modtensor.runtime.kernels.memory_types import HOST_MEMORY_TYPES, device_memory_types
 from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, OpKernelContext
 
 __all__ = [
-    "DEVICE_AGNOSTIC_OPS",
-    "PLUMBING_KERNELS",
+    "CPU_OPS",
     "ConstKernel",
+    "DeviceConstKernel",
     "IdentityKernel",
     "IdentityNKernel",
     "NoOpKernel",
     "PlaceholderKernel",
     "PlaceholderWithDefaultKernel",
-    "register_device_agnostic_kernels",
+    "register",
 ]
 
 SOURCE = "modtensor.runtime.kernels.plumbing"
@@ -129,26 +133,57 @@ class NoOpKernel(OpKernel):
         """Do nothing."""
 
 
-PLUMBING_KERNELS: dict[str, type[OpKernel]] = {
+class DeviceConstKernel(ConstKernel):
+    """Const on any device but CPU: the value is put on the device at the first call, then the same buffer."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._device_value: Any = None
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Output the device copy of the constant (made once; a race makes two equal copies, both valid)."""
+        if self._device_value is None:
+            self._device_value = ctx.device.from_host(self._value)
+        ctx.outputs[0] = self._device_value
+
+
+# The ops whose kernels TF 2.21 also registers for CPU (``kernels/cpu`` registers these classes there).
+CPU_OPS: dict[str, type[OpKernel]] = {
     "Const": ConstKernel,
     "Placeholder": PlaceholderKernel,
     "PlaceholderWithDefault": PlaceholderWithDefaultKernel,
     "Identity": IdentityKernel,
     "StopGradient": IdentityKernel,
-    "IdentityN": IdentityNKernel,
-    "NoOp": NoOpKernel,
 }
-# Const is not among them: its value must be put on the device (a pluggable device registers its own Const).
-DEVICE_AGNOSTIC_OPS = ("Placeholder", "PlaceholderWithDefault", "Identity", "StopGradient", "IdentityN", "NoOp")
 
 
-def register_device_agnostic_kernels(
-    device_type: str, registry: KernelRegistry | None = None
-) -> list[KernelRegistration]:
-    """Register the kernels that only pass values through (Identity, NoOp, ...) for ``device_type``.
+_TYPE_ATTR = {"Const": "dtype", "PlaceholderWithDefault": "dtype"}
 
-    TensorFlow registers these for every device; a pluggable device calls this so graphs
-    need no copies to CPU for them. Returns the registrations (for rollback).
+
+def register(registry: KernelRegistry) -> list[KernelRegistration]:
+    """Register the pass-through kernels for DEFAULT into ``registry`` with TF 2.21's memory types.
+
+    Identity, StopGradient and PlaceholderWithDefault keep int32, string, resource and
+    variant values in host memory (``memory_types``); Const's int32 and variant outputs are
+    host memory and its other types are copied to the device; Placeholder, IdentityN and NoOp take any type.
     """
-    target = registry if registry is not None else global_kernel_registry()
-    return [target.register(op, device_type, PLUMBING_KERNELS[op], source=SOURCE) for op in DEVICE_AGNOSTIC_OPS]
+    regs: list[KernelRegistration] = []
+
+    def add(op: str, kernel: type[OpKernel], types: list[int] | None = None, host_memory: tuple[str, ...] = ()) -> None:
+        constraints = None if types is None else {_TYPE_ATTR.get(op, "T"): types}
+        regs.append(
+            registry.register(
+                op, DEFAULT_DEVICE_TYPE, kernel, constraints=constraints, host_memory=host_memory, source=SOURCE
+            )
+        )
+
+    on_device, on_host = device_memory_types(), list(HOST_MEMORY_TYPES)
+    for op in ("Identity", "StopGradient", "PlaceholderWithDefault"):
+        add(op, IdentityKernel, on_device)
+        add(op, IdentityKernel, on_host, ("input", "output"))
+    add("Const", DeviceConstKernel, on_device)
+    add("Const", ConstKernel, [types_pb2.DT_INT32, types_pb2.DT_VARIANT], ("output",))
+    add("Placeholder", PlaceholderKernel)
+    add("IdentityN", IdentityNKernel)
+    add("NoOp", NoOpKernel)
+    return regs
