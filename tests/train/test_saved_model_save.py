@@ -108,3 +108,30 @@ def test_loaded_saved_model_saved_again(tmp_path: Path) -> None:
     again = tf.saved_model.load(str(tmp_path / "resaved"))
     assert again.count.numpy() == 5 and again.bump(tf.constant(1, tf.int64)).numpy() == 6
     assert again.nested(tf.constant([-1.0, 0.5, 2.0])).numpy().tolist() == [1.0, 2.5, 7.0]
+
+
+def test_without_signatures_the_only_function_with_an_input_signature_serves_by_default(tmp_path: Path) -> None:
+    """TF's find_function_to_export: one tf.function with an input_signature on the root becomes serving_default."""
+
+    class One(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def __call__(self, x):
+            return x * 2.0
+
+        @tf.function
+        def untyped(self, x):  # no input_signature: never a default signature
+            return x
+
+    tf.saved_model.save(One(), str(tmp_path / "one"))
+    loaded = tf.saved_model.load(str(tmp_path / "one"))
+    assert list(loaded.signatures) == ["serving_default"]
+    out = loaded.signatures["serving_default"](x=tf.constant([1.0, 2.0]))
+    np.testing.assert_array_equal(out["output_0"].numpy(), [2.0, 4.0])
+
+    class Two(One):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def other(self, y):
+            return y
+
+    tf.saved_model.save(Two(), str(tmp_path / "two"))
+    assert list(tf.saved_model.load(str(tmp_path / "two")).signatures) == []  # ambiguous: none, as TF

@@ -263,6 +263,24 @@ def _children(obj: Any) -> list[tuple[str, Any]]:
     return [(k, v) for k, v in obj._trackable_children("savedmodel").items() if not isinstance(v, SignatureMap)]
 
 
+def _function_to_export(root: Any) -> Any:
+    """TF's default signature when ``save`` gets none: the root's ``_default_save_signature`` function, else
+    its only function with an ``input_signature`` (or concrete function) taking tensors; None otherwise."""
+    function_type, concrete_type = _function_types()
+    possible = []
+    for name, child in _children(root):
+        if not isinstance(child, (function_type, concrete_type)):
+            continue
+        if name == "_default_save_signature":
+            return child
+        concrete = child
+        if isinstance(child, function_type):
+            concrete = child.get_concrete_function() if child.input_signature is not None else None
+        if concrete is not None and flatten_structure(concrete.structured_input_signature or ((), {})):
+            possible.append(concrete)
+    return possible[0] if len(possible) == 1 else None
+
+
 def _fullargspec(function: Any) -> Any:
     from modtensor.api.nested_structure import _namedtuple
 
@@ -330,9 +348,12 @@ class _Saver:
         function_type, concrete_type = _function_types()
         if signatures is None:
             loaded = getattr(self.root, "signatures", None)
-            if not isinstance(loaded, SignatureMap) or not loaded:
-                return []
-            signatures = dict(loaded)  # re-saving a loaded SavedModel keeps its signatures
+            if isinstance(loaded, SignatureMap) and loaded:
+                signatures = dict(loaded)  # re-saving a loaded SavedModel keeps its signatures
+            else:
+                signatures = _function_to_export(self.root)
+                if signatures is None:
+                    return []
         if isinstance(signatures, (function_type, concrete_type)):
             signatures = {DEFAULT_SIGNATURE_KEY: signatures}
         if not isinstance(signatures, dict):
