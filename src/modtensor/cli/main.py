@@ -1,4 +1,4 @@
-"""The ``modtensor`` command line: ``demo``, ``inspect``, ``run``, ``plugins``, ``optimize``, ``check``.
+"""The ``modtensor`` command line: ``demo``, ``inspect``, ``run``, ``exec``, ``plugins``, ``optimize``, ``check``.
 
 An unknown subcommand gets argparse's usage message; ``--version`` prints the version. Output
 piped into a command that stops reading (``modtensor ... | head``) is cut short quietly: the
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from modtensor.cli import check, demo, inspect_graph, optimize, plugins, run
+from modtensor.cli import check, demo, exec_program, inspect_graph, optimize, plugins, run
 from modtensor.framework.errors import OpError
 
 
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_parser(sub)
     inspect_graph.add_parser(sub)
     run.add_parser(sub)
+    exec_program.add_parser(sub)
     plugins.add_parser(sub)
     optimize.add_parser(sub)
     check.add_parser(sub)
