@@ -24,12 +24,15 @@ def __getattr__(op_type: str) -> Callable[..., Any]:
         if args:
             raise TypeError(f"raw_ops.{op_type} only takes keyword args (possible keys: {_keys(op_type)})")
         if executing_eagerly():
-            return apply_op(op_type, name=name, **kwargs)
+            result = apply_op(op_type, name=name, **kwargs)
+            if type(result) is list:  # TF's structure: a namedtuple per op with several output args
+                return op_def_library.wrapper_outputs(global_registry().get(op_type).op_def, result)
+            return result
         if not graph_lib.get_default_graph().building_function:
             for arg_name, value in kwargs.items():
                 refuse_eager_tensor(value, arg_name)
         op = op_def_library.apply_op(op_type, name=name, **kwargs)
-        outputs = op_def_library.outputs_of(op)
+        outputs = op_def_library.op_outputs_as_wrapper(op)
         return op if outputs is None else outputs  # TF's wrappers return an op without outputs itself
 
     raw_op.__name__ = op_type

@@ -10,7 +10,8 @@ from typing import Any
 
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import convert_to_tensor
-from modtensor.framework import dtypes
+from modtensor.framework import dtypes, op_def_library
+from modtensor.framework.op_registry import global_registry
 from modtensor.framework.tensor import Tensor
 
 __all__ = [
@@ -78,6 +79,7 @@ def split(
 
 
 def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> tuple[Tensor, Tensor]:
-    """The distinct values of a vector in first-seen order and each element's index into them (``Unique``)."""
-    y, idx = apply_op("Unique", name=name, x=x, out_idx=dtypes.as_dtype(out_idx))
-    return y, idx
+    """The distinct values of a vector in first-seen order and each element's index into them: TF's
+    ``Unique(y, idx)``."""
+    outputs = apply_op("Unique", name=name, x=x, out_idx=dtypes.as_dtype(out_idx))
+    return op_def_library.wrapper_outputs(global_registry().get("Unique").op_def, list(outputs))

@@ -15,17 +15,17 @@ from modtensor.api import array_ops
 from modtensor.api import math_ops as math
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import constant, constant_value, convert_to_tensor, op_scope
-from modtensor.framework import dtypes
+from modtensor.framework import dtypes, op_def_library
+from modtensor.framework.op_registry import global_registry
 from modtensor.framework.tensor import Tensor
 
 __all__ = ["argsort", "sort"]
 
 
 def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32, name: str | None = None):  # noqa: A002
-    """The ``k`` largest entries of each last-axis row and their indices (``TopKV2``)."""
-    values, indices = apply_op("TopKV2", name=name, input=input, k=k, sorted=sorted,
-                               index_type=dtypes.as_dtype(index_type))  # fmt: skip
-    return values, indices
+    """The ``k`` largest entries of each last-axis row and their indices: TF's ``TopKV2(values, indices)``."""
+    outputs = apply_op("TopKV2", name=name, input=input, k=k, sorted=sorted, index_type=dtypes.as_dtype(index_type))
+    return op_def_library.wrapper_outputs(global_registry().get("TopKV2").op_def, list(outputs))
 
 
 def _descending(values: Tensor, axis: int, return_argsort: bool) -> Tensor:

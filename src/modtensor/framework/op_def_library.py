@@ -9,6 +9,8 @@ converted by their OpDef type, and the errors read as TensorFlow's.
 
 from __future__ import annotations
 
+import collections
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -473,17 +475,65 @@ def apply_op(op_type_name: str, name: str | None = None, **keywords: Any) -> Ope
 
 
 def outputs_of(op: Operation) -> Any:
-    """What TF's generated wrappers return: None for no outputs, the tensor for one, else the list."""
+    """The flat form modtensor's API layer builds on: None for no outputs, the tensor for one, else the list.
+
+    (``wrapper_outputs`` groups outputs as TF's generated wrappers return them, for ``tf.raw_ops``.)
+    """
     outputs = op.outputs
     if not outputs:
         return None
-    if len(outputs) == 1 and not _has_list_output(op.op_def):
+    if len(outputs) == 1 and not (len(op.op_def.output_arg) == 1 and _is_list_arg(op.op_def.output_arg[0])):
         return outputs[0]
     return outputs
 
 
-def _has_list_output(op_def: op_def_pb2.OpDef) -> bool:
-    return len(op_def.output_arg) == 1 and bool(op_def.output_arg[0].number_attr or op_def.output_arg[0].type_list_attr)
+def op_outputs_as_wrapper(op: Operation) -> Any:
+    """``op``'s outputs as TF's generated wrapper returns them (see :func:`wrapper_outputs`); None for none."""
+    if not op.outputs:
+        return None
+    counts = [_arg_length(op, arg) for arg in op.op_def.output_arg]
+    return wrapper_outputs(op.op_def, list(op.outputs), counts)
+
+
+def wrapper_outputs(op_def: op_def_pb2.OpDef, outputs: list[Any], counts: Sequence[int] | None = None) -> Any:
+    """Group an op's flat outputs as TF's generated wrapper returns them.
+
+    One non-list output arg: the tensor; one list arg: the list; several args: ``OpName(arg1=..., ...)``,
+    a namedtuple whose list args are lists (``tf.math.top_k(...).indices``). ``counts`` gives each arg's
+    number of tensors; without it, it is derived when at most one arg is a list (else the flat list).
+    """
+    args = op_def.output_arg
+    if len(args) == 1:
+        return outputs if _is_list_arg(args[0]) else outputs[0]
+    if counts is None:
+        lists = [i for i, arg in enumerate(args) if _is_list_arg(arg)]
+        if len(lists) > 1:
+            return outputs
+        counts = [1] * len(args)
+        if lists:
+            counts[lists[0]] = len(outputs) - (len(args) - 1)
+    grouped, start = [], 0
+    for arg, count in zip(args, counts, strict=True):
+        grouped.append(list(outputs[start : start + count]) if _is_list_arg(arg) else outputs[start])
+        start += count
+    return _result_type(op_def.name, tuple(arg.name for arg in args))(*grouped)
+
+
+@functools.cache
+def _result_type(op_name: str, fields: tuple[str, ...]) -> type:
+    return collections.namedtuple(op_name, fields)
+
+
+def _is_list_arg(arg: op_def_pb2.OpDef.ArgDef) -> bool:
+    return bool(arg.number_attr or arg.type_list_attr)
+
+
+def _arg_length(op: Operation, arg: op_def_pb2.OpDef.ArgDef) -> int:
+    if arg.number_attr:
+        return int(op.get_attr(arg.number_attr))
+    if arg.type_list_attr:
+        return len(op.get_attr(arg.type_list_attr))
+    return 1
 
 
 def apply_op_outputs(op_type_name: str, name: str | None = None, **keywords: Any) -> Any:
