@@ -349,6 +349,18 @@ class ConcreteFunction:
         return self._graph.structured_outputs
 
     @property
+    def output_shapes(self) -> Any:
+        """The static shape of each output, in the structure of ``structured_outputs`` (TF's property)."""
+        outputs = self.structured_outputs
+        return pack_structure(outputs, [getattr(t, "shape", None) for t in flatten_structure(outputs)])
+
+    @property
+    def output_dtypes(self) -> Any:
+        """The dtype of each output, in the structure of ``structured_outputs`` (TF's property)."""
+        outputs = self.structured_outputs
+        return pack_structure(outputs, [getattr(t, "dtype", None) for t in flatten_structure(outputs)])
+
+    @property
     def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
         """``(args, kwargs)`` of the trace, tensors shown as TensorSpecs."""
         return self._graph.structured_input_signature
