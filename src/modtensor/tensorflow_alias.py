@@ -2,11 +2,11 @@
 
 ``install()`` makes ``tensorflow`` the ``modtensor`` module and ``tensorflow.X`` its submodule
 ``modtensor.X`` (``import tensorflow.compat.v1 as tf``, ``from tensorflow import nn``). A
-TensorFlow submodule modtensor does not have fails at the import with ModuleNotFoundError
-naming it, instead of deep inside the program. ``modtensor exec PROGRAM.py`` runs a program
-this way; ``python -c "import modtensor.tensorflow_alias as a; a.install(); ..."`` does it in
-any process. When the real TensorFlow is already imported in the process, ``install`` refuses:
-two runtimes under one name would mix.
+TensorFlow submodule modtensor does not have fails at the import, naming it (for
+``tensorflow.keras`` an ImportError saying what to do), instead of deep inside the program.
+``modtensor exec PROGRAM.py`` runs a program this way; ``install()`` does it in any process.
+When the real TensorFlow is already imported, ``install`` refuses: two runtimes under one
+name would mix.
 """
 
 from __future__ import annotations
@@ -49,12 +49,14 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
     """Finds ``tensorflow[.X]`` as ``modtensor[.X]``."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        for prefix in (ALIAS, TARGET):  # `from tensorflow import keras` looks for 'modtensor.keras'
+            first = fullname[len(prefix) + 1 :].split(".")[0] if fullname.startswith(prefix + ".") else None
+            if first in NOT_PROVIDED:  # ImportError, not ModuleNotFoundError, which `from ... import` would hide
+                name = ALIAS + fullname[len(prefix) :]
+                raise ImportError(f"No module named '{name}': {NOT_PROVIDED[first]}", name=name)
         if fullname != ALIAS and not fullname.startswith(ALIAS + "."):
             return None
         rest = fullname[len(ALIAS) :]
-        first = rest[1:].split(".")[0]
-        if first in NOT_PROVIDED:
-            raise ModuleNotFoundError(f"No module named '{fullname}': {NOT_PROVIDED[first]}", name=fullname)
         target_name = TARGET + rest
         try:
             module = importlib.import_module(target_name)
