@@ -280,6 +280,8 @@ def _numpy_text(tensor: EagerTensor, is_repr: bool) -> str:
         text = repr(value.item())
     else:
         text = repr(value)
+        if getattr(value, "dtype", None) is not None and value.dtype.kind == "V":  # ml_dtypes (bfloat16, float8): newer numpy/ml_dtypes print dtype(bfloat16)
+            text = text.replace(f"dtype=dtype({value.dtype.name})", f"dtype={value.dtype.name}")
     return "\n" + text if "\n" in text else text
 
 
