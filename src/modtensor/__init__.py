@@ -72,7 +72,9 @@ __all__ = [
     "DType",
     "DeviceSpec",
     "Graph",
+    "GradientTape",  # noqa: F822 - loaded on first use (module __getattr__)
     "GraphDef",
+    "IndexedSlices",  # noqa: F822
     "Module",  # noqa: F822 - loaded on first use (module __getattr__)
     "RaggedTensor",
     "Tensor",
@@ -106,6 +108,12 @@ __all__ = [
     "float32",
     "float64",
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
+    "gradients",  # noqa: F822
+    "hessians",  # noqa: F822
+    "no_gradient",  # noqa: F822
+    "NotDifferentiable",  # noqa: F822
+    "RegisterGradient",  # noqa: F822
+    "UnconnectedGradients",  # noqa: F822
     "Assert",  # noqa: F822 - loaded on first use (module __getattr__)
     "assert_equal",  # noqa: F822 - loaded on first use (module __getattr__)
     "assert_greater",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -211,6 +219,15 @@ _LAZY = {
     "switch_case": ("modtensor.api.cond", "switch_case"),
     "while_loop": ("modtensor.api.while_loop", "while_loop"),
     "autograph": ("modtensor.autograph", None),  # a module: AutoGraph's user functions
+    # gradients (issue 11)
+    "GradientTape": ("modtensor.api.backprop", "GradientTape"),
+    "UnconnectedGradients": ("modtensor.api.backprop", "UnconnectedGradients"),
+    "gradients": ("modtensor.api.gradients_impl", "gradients_v2"),
+    "hessians": ("modtensor.api.gradients_impl", "hessians"),
+    "IndexedSlices": ("modtensor.api.indexed_slices", "IndexedSlices"),
+    "RegisterGradient": ("modtensor.framework.gradient_registry", "RegisterGradient"),
+    "no_gradient": ("modtensor.framework.gradient_registry", "no_gradient"),
+    "NotDifferentiable": ("modtensor.framework.gradient_registry", "no_gradient"),
 }
 
 

@@ -24,6 +24,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "variables" / "op_defs.pbtxt",
     Path(__file__).resolve().parent.parent / "golden" / "op_breadth" / "op_defs.pbtxt",
     Path(__file__).resolve().parent.parent / "golden" / "data" / "op_defs.pbtxt",  # tools/make_golden_data.py
+    # the backward ops of gradient functions (tools/make_golden_gradient_ops.py)
+    Path(__file__).resolve().parent.parent / "golden" / "gradient_ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -14,7 +14,7 @@ from modtensor.api import context
 from modtensor.api.dispatch import refuse_eager_tensor
 from modtensor.framework import dtypes, op_def_library
 from modtensor.framework import graph as graph_lib
-from modtensor.framework.tensor import Tensor, TensorSpec
+from modtensor.framework.tensor import Tensor, TensorSpec, tensor_like
 
 __all__ = ["TensorSpec", "constant", "convert_to_tensor"]
 
@@ -57,6 +57,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     """
     dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if context.executing_eagerly():
+        if getattr(type(value), "__tf_tensor__", None) is not None and not isinstance(value, Tensor):
+            value = tensor_like(value, dtype, name)  # a variable converts to a read of it (gradients follow it)
         eager = _eager_module()
         if isinstance(value, Tensor):
             if isinstance(value, eager.EagerTensor):

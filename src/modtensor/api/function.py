@@ -36,6 +36,7 @@ import numpy as np
 from modtensor.api import context
 from modtensor.framework import dtypes, errors, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
+from modtensor.framework import tape as _tape
 from modtensor.framework.func_graph import (
     FuncGraph,
     flatten_structure,
@@ -408,16 +409,21 @@ class ConcreteFunction:
     def _function_def(self) -> Any:
         """This trace as the FunctionDef ``__inference_NAME_N`` (made once) that call nodes name."""
         if self._fdef is None:
+            from modtensor.api.gradients.function_grad import register_function_graph
+
             self._fdef = self._graph.to_function_def(self._inference_name)
+            register_function_graph(self._inference_name, self._graph)  # call nodes' gradients find the graph
         return self._fdef
 
-    def _compiled_plan(self, feed_devices: tuple[Any, ...] = ()) -> Any:
+    def _compiled_plan(self, feed_devices: tuple[Any, ...] = (), extra_fetches: tuple[str, ...] = ()) -> Any:
         # Compiled per eager device scope of the call and per device of the arguments: as in TF, a
         # function called under `with tf.device(...)` places its ops without a device of their own
         # there, and arguments on a device are fed there (TF instantiates per argument devices).
         scope = runtime_context.eager_device_scope()
         scope_name = None if scope is None else scope.name
-        key = (scope_name, feed_devices) if any(d is not None for d in feed_devices) else scope_name
+        key: Any = (scope_name, feed_devices) if any(d is not None for d in feed_devices) else scope_name
+        if extra_fetches:
+            key = (key, extra_fetches)
         plan = self._compiled.get(key)
         if plan is None:
             with self._lock:
@@ -428,7 +434,7 @@ class ConcreteFunction:
                     plan = self._compiled[key] = compile_function_graph(
                         graph.as_graph_def(),
                         [t.name for t in graph.inputs],
-                        [t.name for t in graph.outputs],
+                        [*[t.name for t in graph.outputs], *extra_fetches],
                         targets,
                         default_device=scope_name,
                         feed_devices=feed_devices or None,
@@ -437,18 +443,31 @@ class ConcreteFunction:
 
     def _call_flat(self, tensors: Sequence[Any]) -> Any:
         """Run on flat argument tensors (in placeholder order); returns the structured eager outputs."""
-        feeds = [_feed_value(t) for t in tensors]
-        devices = [_feed_device(t) for t in tensors]
+        inputs = list(tensors)
         for external in self._graph.external_captures:
             if isinstance(external, SymbolicTensor):
                 raise ValueError(
                     f"Function '{self.name}' captured the graph tensor {external.name} and can only be called while "
                     "building that graph."
                 )
-            feeds.append(_feed_value(external))
-            devices.append(_feed_device(external))
+            inputs.append(external)
+        return self._pack_outputs(iter(self._call_with_inputs(inputs)))
+
+    def _call_with_inputs(self, inputs: Sequence[Any]) -> list[Any]:
+        """Run on one value per graph input (arguments, then captures); the flat eager outputs.
+
+        Under a gradient tape that watches an input, the call is recorded as one op whose
+        backward function is this function's backward function (``gradients.function_grad``).
+        """
+        if _tape.could_record() and _tape.should_record(inputs):
+            return self._call_recorded(inputs)
+        return self._run(inputs)[0]
+
+    def _run(self, inputs: Sequence[Any], extra_fetches: Sequence[Any] = ()) -> tuple[list[Any], list[Any]]:
+        feeds = [_feed_value(t) for t in inputs]
+        devices = [_feed_device(t) for t in inputs]
         try:
-            plan = self._compiled_plan(tuple(devices))
+            plan = self._compiled_plan(tuple(devices), tuple(t.name for t in extra_fetches))
         except errors.OpError as e:  # building the graph's plan failed (TF: no "Graph execution error" text)
             raise type(e)(e.node_def, e.op, f"{e.message} [Op:{self._inference_name}]") from e
         try:
@@ -456,7 +475,22 @@ class ConcreteFunction:
         except errors.OpError as e:
             # TF's form for errors of a function's graph: "Graph execution error:" ... "[Op:__inference_f_12]".
             raise type(e)(e.node_def, e.op, f"Graph execution error:\n\n{e.message} [Op:{self._inference_name}]") from e
-        return self._pack_outputs(iter(_wrap_outputs(results, self._graph.outputs)))
+        tensors = _wrap_outputs(results, [*self._graph.outputs, *extra_fetches])
+        n = len(self._graph.outputs)
+        return tensors[:n], tensors[n:]
+
+    def _call_recorded(self, inputs: Sequence[Any]) -> list[Any]:
+        """A call under a tape: the forward function also returns what the backward function reads; one op is
+        recorded whose backward function runs the backward function on those values."""
+        from modtensor.api.gradients import function_grad
+
+        pair = function_grad.gradient_pair(self._graph)
+        fetched = pair.fetched_extras(self._graph)
+        outputs, fetched_values = self._run(inputs, fetched)
+        extra_values = pair.extra_values(self._graph, inputs, fetched_values)
+        backward = function_grad.backward_for_call(pair, outputs, extra_values, len(inputs))
+        _tape.record_operation(self._inference_name, inputs, outputs, backward)
+        return outputs
 
 
 def _packer(structure: Any) -> Callable[[Any], Any]:
@@ -516,7 +550,7 @@ def _checked_tensor(value: Any, spec: TensorSpec, name: str) -> Any:
     return tensor
 
 
-def _call_in_graph(concrete: ConcreteFunction, tensors: Sequence[Any]) -> Any:
+def _call_in_graph(concrete: ConcreteFunction, tensors: Sequence[Any], all_inputs: bool = False) -> Any:
     """A call of ``concrete`` in the graph being built: a ``PartitionedCall`` node (``StatefulPartitionedCall``
     when the function has stateful ops) naming the function, which goes into the graph's library with the
     functions it calls, as TensorFlow builds nested functions. The captured tensors follow the arguments.
@@ -527,7 +561,8 @@ def _call_in_graph(concrete: ConcreteFunction, tensors: Sequence[Any]) -> Any:
     if not outer._is_function(name):
         graph.add_to_graph(outer, concrete._function_def())
     inputs: list[Any] = []
-    for value, placeholder in zip([*tensors, *graph.external_captures], graph.inputs, strict=True):
+    values = list(tensors) if all_inputs else [*tensors, *graph.external_captures]
+    for value, placeholder in zip(values, graph.inputs, strict=True):
         if isinstance(value, eager.EagerTensor) and not outer.building_function:
             value = value.numpy()  # a v1 graph holds an eager value as a Const
         if not isinstance(value, SymbolicTensor) or value.graph is not outer:

@@ -35,6 +35,7 @@ from modtensor.api.dispatch import apply_op
 from modtensor.api.trackable import Trackable
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
+from modtensor.framework import tape as _tape
 from modtensor.framework.tensor import OVERLOADABLE_OPERATORS, Tensor
 from modtensor.runtime import context as runtime_context
 
@@ -370,7 +371,13 @@ class Variable(Trackable):
             return contextlib.nullcontext()
         return graph_lib.get_default_graph().device(self._handle.device)
 
+    def _accessed(self) -> None:
+        """Tell the recording gradient tapes that this variable was read (they watch trainable ones)."""
+        if self._trainable and _tape.ACTIVE:
+            _tape.variable_accessed(self)
+
     def _read(self, name: str | None = "ReadVariableOp") -> Any:
+        self._accessed()
         with self._op_scope():
             value = apply_op("ReadVariableOp", name=name, resource=self._handle, dtype=self._dtype)
         if not _executing_eagerly() and self._shape.rank is not None:
@@ -397,12 +404,14 @@ class Variable(Trackable):
 
     def sparse_read(self, indices: Any, name: str | None = None) -> Any:
         """Rows ``indices`` of the value (``ResourceGather``)."""
+        self._accessed()
         with self._op_scope():
             value = apply_op("ResourceGather", name=name, resource=self._handle, indices=indices, dtype=self._dtype)
         return value
 
     def gather_nd(self, indices: Any, name: str | None = None) -> Any:
         """Slices at ``indices`` (``ResourceGatherNd``)."""
+        self._accessed()
         with self._op_scope():
             return apply_op("ResourceGatherNd", name=name, resource=self._handle, indices=indices, dtype=self._dtype)
 

@@ -171,6 +171,7 @@ _V1_CONTROL_FLOW = {
     "cond": ("modtensor.api.cond", "cond_v1"),
     "case": ("modtensor.api.cond", "case_v1"),
     "while_loop": ("modtensor.api.while_loop", "while_loop_v1"),
+    "gradients": ("modtensor.api.gradients_impl", "gradients"),  # TF 1's signature (colocate_gradients_with_ops)
 }
 
 

@@ -14,6 +14,7 @@ from modtensor.framework import errors
 from modtensor.framework.shape_inference import DimensionHandle, InferenceContext, ShapeHandle
 
 __all__ = [
+    "broadcast_gradient_axes",
     "avg_pool_shape",
     "bias_add_shape",
     "broadcast_binary_op_shape",
@@ -144,6 +145,34 @@ def broadcast_shapes(
                     return ctx.scalar()
                 raise
     return ShapeHandle(dims)
+
+
+def broadcast_gradient_axes(s0: Sequence[int], s1: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Per operand, the axes of a broadcast result to sum its gradient over (TF's BCast reduction indices).
+
+    Equal shapes reduce nothing; otherwise, with the shorter shape padded by leading 1s, an
+    operand reduces every axis where it is 1 (also where the result is 1), as TF's BCast does.
+    Incompatible shapes raise ValueError ``Incompatible shapes: [2] vs. [3]``.
+    """
+    a, b = [int(d) for d in s0], [int(d) for d in s1]
+    r0: list[int] = []
+    r1: list[int] = []
+    if a == b:
+        return r0, r1
+    n = max(len(a), len(b))
+    pa, pb = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    for j, (x, y) in enumerate(zip(pa, pb, strict=True)):
+        if x == y:
+            if x == 1:
+                r0.append(j)
+                r1.append(j)
+        elif x == 1:
+            r0.append(j)
+        elif y == 1:
+            r1.append(j)
+        else:
+            raise ValueError(f"Incompatible shapes: [{','.join(map(str, a))}] vs. [{','.join(map(str, b))}]")
+    return r0, r1
 
 
 def broadcast_binary_op_shape(ctx: InferenceContext) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from modtensor.framework import dtypes, op_def_library, tensor_shape
+from modtensor.framework import tape as _tape
 from modtensor.framework.auto_control_deps import add_automatic_control_dependencies
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor
 from modtensor.framework.protos import attr_value_pb2
@@ -103,6 +104,12 @@ def _pack(structure: Any, it: Any) -> Any:
 # ============================================================================ the graph
 
 
+def _pass_through(grads: list[Any]) -> list[Any]:
+    """The backward function of a capture: the placeholder's gradient is the outside tensor's."""
+    return grads
+
+
+
 class FuncGraph(Graph):
     """A Graph holding a traced function body: its inputs (arguments, then captures) and outputs.
 
@@ -164,6 +171,8 @@ class FuncGraph(Graph):
         placeholder._handle_data = getattr(tensor, "_handle_data", None)
         self._captures[id(tensor)] = (tensor, placeholder)
         self.inputs.append(placeholder)
+        # A tape watching the outside tensor follows it into the function (TF's "captured_value" record).
+        _tape.record_operation("captured_value", [tensor], [placeholder], _pass_through)
         return placeholder
 
     def make_placeholder(self, dtype: Any, shape: Any, name: str) -> SymbolicTensor:

@@ -21,6 +21,7 @@ from modtensor.framework import attr_value as attr_value_lib
 from modtensor.framework import device_spec as device_spec_lib
 from modtensor.framework import dtypes, errors, op_spec, shape_refiner, tensor_shape
 from modtensor.framework import node_def as node_def_lib
+from modtensor.framework import tape as _tape
 from modtensor.framework.op_def_builder import summarize_attr_value, summarize_op_def
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import (
@@ -305,6 +306,17 @@ class Operation:
         tensor._consumers.append(self)
         self._sync_node_def_inputs()
         self._graph._invalidate_constants()
+
+    def _add_outputs(self, types: Sequence[dtypes.DType], shapes: Sequence[Any]) -> list[SymbolicTensor]:
+        """Append outputs of ``types`` and static ``shapes`` (a call op rewritten to a function returning more:
+        TF's ``Operation._add_outputs``); existing outputs and their consumers are unchanged."""
+        added = []
+        for dtype, shape in zip(types, shapes, strict=True):
+            t = SymbolicTensor(self, len(self._outputs), dtypes.as_dtype(dtype))
+            t._shape = tensor_shape.as_shape(shape)
+            self._outputs.append(t)
+            added.append(t)
+        return added
 
     # ----------------------------------------------------------------- attrs
 
@@ -748,7 +760,10 @@ class Graph:
                 )
         input_ops = [t.op for t in inputs]
         control_inputs = self._control_dependencies_for_inputs(input_ops)
-        return self._add_node(node, op_def, inputs, control_inputs, compute_shapes, compute_device)
+        op = self._add_node(node, op_def, inputs, control_inputs, compute_shapes, compute_device)
+        if _tape.ACTIVE and _tape.should_record(op._inputs):
+            _tape.record_op(op, op._inputs, op._outputs)  # a gradient tape records graph ops too (tf.function)
+        return op
 
     def _add_node(
         self,

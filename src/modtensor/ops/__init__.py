@@ -5,6 +5,7 @@ are parsed on the registry's first query, so the import stays cheap).
 """
 
 from modtensor.ops import (  # noqa: F401
+    array_grad_ops,
     array_ops,
     batch_norm_ops,
     bitwise_ops,
@@ -17,7 +18,9 @@ from modtensor.ops import (  # noqa: F401
     linalg_ops,
     list_ops,
     logging_ops,
+    math_grad_ops,
     math_ops,
+    nn_grad_ops,
     nn_ops,
     parsing_ops,
     random_ops,

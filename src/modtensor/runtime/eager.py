@@ -21,6 +21,7 @@ import numpy as np
 
 from modtensor.framework import dtypes, errors, tensor_shape
 from modtensor.framework import node_def as node_def_lib
+from modtensor.framework import tape as _tape
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import attr_value_pb2, node_def_pb2, op_def_pb2, types_pb2
@@ -280,7 +281,8 @@ def _numpy_text(tensor: EagerTensor, is_repr: bool) -> str:
         text = repr(value.item())
     else:
         text = repr(value)
-        if getattr(value, "dtype", None) is not None and value.dtype.kind == "V":  # ml_dtypes (bfloat16, float8): newer numpy/ml_dtypes print dtype(bfloat16)
+        # ml_dtypes (bfloat16, float8): numpy 2.4 + ml_dtypes 0.7 print dtype=dtype(bfloat16); TF: dtype=bfloat16
+        if getattr(value, "dtype", None) is not None and value.dtype.kind == "V":
             text = text.replace(f"dtype=dtype({value.dtype.name})", f"dtype={value.dtype.name}")
     return "\n" + text if "\n" in text else text
 
@@ -674,6 +676,7 @@ class _Entry:
     """A prepared op: its kernel on its device, and how to feed it and wrap its outputs."""
 
     __slots__ = (
+        "attrs",
         "call",
         "copies",
         "device",
@@ -696,6 +699,7 @@ class _Entry:
         self.device = device
         self.output_kind = output_kind
         self.copies = copies
+        self.attrs: Any = None  # the node's attrs (AttrValue map), for gradient functions (tape records)
         self.out_dtypes = tuple(t.base_dtype for t in kernel.output_types)
         self.out_np = tuple(numpy_dtype(t) if t.is_numpy_compatible else None for t in self.out_dtypes)
         host = device.is_host
@@ -805,6 +809,8 @@ def apply_op_eager(op_type: str, name: str | None, kwargs: dict[str, Any]) -> An
     gives them; ``name`` only appears in error messages. Returns None, the tensor, or
     a list of tensors (several or list outputs).
     """
+    if _tape.ACTIVE:
+        return _apply_recorded(op_type, name, kwargs)
     info = _INFOS.get(op_type) or _op_info(op_type)
     scope = _thread.device
     names = info.single_names
@@ -838,20 +844,54 @@ def apply_op_eager(op_type: str, name: str | None, kwargs: dict[str, Any]) -> An
                 entry = _CACHE.get((op_type, scope_name, attrs, *[t._sig for t in tensors]))
                 if entry is not None:
                     return entry.run([t._value for t in tensors], name)
+    entry, flat, _, name = _entry_for(info, scope, name, kwargs)
+    return entry.run(flat, name)
+
+
+def _entry_for(
+    info: _OpInfo, scope: runtime_context.EagerScope | None, name: str | None, kwargs: dict[str, Any]
+) -> tuple[_Entry, list[Any], list[Any], str | None]:
+    """The general path: convert the inputs, find (or prepare) the kernel entry for the call's key.
+
+    Returns the entry, the flat device values to run it on, per input the EagerTensor it came
+    from (None for a converted python value), and the name for error messages.
+    """
     kwargs = _tensor_likes(kwargs)
     if len(kwargs) > info.n_inputs:
         attr_items = tuple([(k, _freeze(v)) for k, v in kwargs.items() if k not in info.input_keys])
     else:
         attr_items = ()
     flat: list[Any] = []
-    key: list[Any] = [op_type, None if scope is None else scope.name, attr_items]
+    key: list[Any] = [info.name, None if scope is None else scope.name, attr_items]
     sources, slow = _gather_inputs(info, kwargs, flat, key)
     if slow and name is None:
         name = NO_NAME  # TF's slow path prints no " name: " suffix then
     entry = _CACHE.get(tuple(key))
     if entry is None:
         entry = _prepare(info, tuple(key), kwargs, sources, flat, scope, name)
-    return entry.run(flat, name)
+    return entry, flat, sources, name
+
+
+def _apply_recorded(op_type: str, name: str | None, kwargs: dict[str, Any]) -> Any:
+    """The front door while a gradient tape exists: run the op, then record it on the tapes that watch an input.
+
+    Every eager op reaches this one place while any tape records (the operators' and
+    wrappers' cached shortcuts step aside), so the tape sees each op with its inputs,
+    outputs and attrs.
+    """
+    info = _INFOS.get(op_type) or _op_info(op_type)
+    entry, flat, sources, name = _entry_for(info, _thread.device, name, kwargs)
+    result = entry.run(flat, name)
+    if _tape.could_record():
+        inputs = [
+            s if s is not None else _wrap(v, _dtype_of(v), _host_device(), _sig(_dtype_of(v), None))
+            for s, v in zip(sources, flat, strict=True)
+        ]
+        if _tape.should_record(inputs):
+            outputs = [] if result is None else (result if type(result) is list else [result])
+            op = _tape.EagerOp(op_type, entry.attrs, inputs, outputs)
+            _tape.record_op(op, inputs, outputs)
+    return result
 
 
 def _tensor_likes(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -879,6 +919,8 @@ def run_cached(op_type: str, attr_items: tuple[Any, ...], inputs: tuple[Any, ...
     ``attr_items`` must be what :func:`apply_op_eager` derives from the call's attr
     keywords (:func:`frozen_attrs`); operators use it to skip building kwargs.
     """
+    if _tape.ACTIVE:
+        return None  # the recording front door takes the call
     scope = _thread.device
     key = (op_type, None if scope is None else scope.name, attr_items, *[t._sig for t in inputs])
     entry = _CACHE.get(key)
@@ -891,6 +933,8 @@ def run_cached_values(
     op_type: str, attr_items: tuple[Any, ...], sigs: tuple[int, ...], values: list[Any], name: str | None
 ) -> Any:
     """:func:`run_cached` for inputs given as device values and their :func:`signature`s; None on a miss."""
+    if _tape.ACTIVE:
+        return None  # the recording front door takes the call
     scope = _thread.device
     entry = _CACHE.get((op_type, None if scope is None else scope.name, attr_items, *sigs))
     if entry is None:
@@ -905,6 +949,8 @@ def signature(dtype: dtypes.DType, device: Device | None = None) -> int:
 
 def run_cached1(op_type: str, attr_items: tuple[Any, ...], x: EagerTensor, name: str | None) -> Any:
     """:func:`run_cached` for a one-input op (unary wrappers' hot path)."""
+    if _tape.ACTIVE:
+        return None  # the recording front door takes the call
     scope = _thread.device
     entry = _CACHE.get((op_type, None if scope is None else scope.name, attr_items, x._sig))
     if entry is None:
@@ -930,6 +976,8 @@ def run_cached1(op_type: str, attr_items: tuple[Any, ...], x: EagerTensor, name:
 
 def run_cached2(op_type: str, x: EagerTensor, y: EagerTensor, name: str | None) -> Any:
     """:func:`run_cached` for a two-input op without attrs (binary operators' hot path)."""
+    if _tape.ACTIVE:
+        return None  # the recording front door takes the call
     scope = _thread.device
     entry = _CACHE.get((op_type, None if scope is None else scope.name, (), x._sig, y._sig))
     if entry is None:
@@ -961,6 +1009,8 @@ def run_with_python_operand(op_type: str, tensor: EagerTensor, value: Any, refle
     The operators' hot path for ``x * 2.0``: the converted value keys the cache as any
     converted python input does, so a miss creates the entry later calls hit.
     """
+    if _tape.ACTIVE:
+        return None  # the recording front door takes the call
     dtype = tensor._dtype
     try:
         array = convert_value(value, dtype)
@@ -1118,6 +1168,7 @@ def _prepare(
         raise _with_op(exc, op_type, name) from exc
     copies = _copy_plan(kernel, device, input_devices)
     entry = _Entry(op_type, kernel, device, info.output_kind, copies)
+    entry.attrs = node.attr
     with _cache_lock:
         existing = _CACHE.get(key)
         if existing is not None:

@@ -1,0 +1,138 @@
+"""Reverse-mode accumulation over a DAG of ops: the backward pass shared by ``GradientTape`` and ``tf.gradients``.
+
+The DAG is given by ``producer(tensor)``, the op that made a tensor (None: a leaf). From
+the targets, the ops they depend on are found and counted; an op runs its backward
+function once every consumer of its outputs has contributed, with the contributions to
+each output summed (TensorFlow's rules: ``AddN`` of dense gradients, ``IndexedSlices``
+concatenated, a mix made dense), missing output gradients given as zeros (None where the
+op accepts None), and an op whose outputs got no gradient at all skipped. The ops run in
+eager mode or are added to the graph being built, whatever the caller's mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from modtensor.framework import tape as tape_lib
+
+__all__ = ["GradientNode", "aggregate", "backward"]
+
+
+class GradientNode(Protocol):
+    """An op as the backward pass sees it (``framework.tape.TapeOp`` and graph ops wrapped alike)."""
+
+    op_type: str
+    inputs: Sequence[Any]
+    outputs: Sequence[Any]
+    accepts_none: frozenset[int]
+
+    def backward(self, output_grads: list[Any]) -> Sequence[Any]: ...
+
+
+def _indexed_slices_type() -> Any:
+    from modtensor.api.indexed_slices import IndexedSlices
+
+    return IndexedSlices
+
+
+def aggregate(grads: list[Any]) -> Any:
+    """The sum of the gradient contributions to one tensor (None when there are none)."""
+    grads = [g for g in grads if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    from modtensor.api import math_ops
+
+    slices_type = _indexed_slices_type()
+    sparse = [g for g in grads if isinstance(g, slices_type)]
+    if not sparse:
+        return math_ops.add_n(grads)
+    if len(sparse) == len(grads):
+        return slices_type.concat(sparse)
+    dense = [g.to_dense() if isinstance(g, slices_type) else g for g in grads]
+    return math_ops.add_n(dense)
+
+
+def zeros_for(tensor: Any) -> Any:
+    """The zero gradient of ``tensor`` (None for resource and variant tensors, which carry no value to zero)."""
+    from modtensor.framework import dtypes
+
+    dtype = tensor.dtype.base_dtype
+    if dtype in (dtypes.resource, dtypes.variant):
+        return None
+    from modtensor.api import array_ops
+
+    return array_ops.zeros_like(tensor)
+
+
+def backward(
+    targets: Sequence[Any],
+    target_grads: Sequence[Any],
+    sources: Sequence[Any],
+    producer: Callable[[Any], GradientNode | None],
+    *,
+    describe: Callable[[GradientNode], str] | None = None,
+) -> list[Any]:
+    """Gradients of ``targets`` (seeded with ``target_grads``) with respect to each of ``sources``.
+
+    Returns one summed gradient per source (None where no path reaches it). A backward
+    function that fails names the op it belongs to (``describe``).
+    """
+    # Ops the targets depend on, and how many gradient contributions each op's outputs wait for.
+    pending: dict[int, int] = {}
+    nodes: dict[int, GradientNode] = {}
+    stack = [producer(t) for t in targets]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in nodes:
+            continue
+        nodes[id(node)] = node
+        pending.setdefault(id(node), 0)
+        for t in node.inputs:
+            p = producer(t)
+            if p is not None:
+                pending[id(p)] = pending.get(id(p), 0) + 1
+                if id(p) not in nodes:
+                    stack.append(p)
+
+    grads: dict[int, list[Any]] = {}
+    for t, g in zip(targets, target_grads, strict=True):
+        if g is not None:
+            grads.setdefault(id(t), []).append(g)
+
+    ready = [n for key, n in nodes.items() if pending[key] == 0]
+    while ready:
+        node = ready.pop()
+        output_grads = [
+            aggregate(grads[id(out)]) if out is not None and id(out) in grads else None for out in node.outputs
+        ]
+        if any(g is not None for g in output_grads):
+            for i, out in enumerate(node.outputs):
+                missing = output_grads[i] is None and out is not None and i not in node.accepts_none
+                if missing and tape_lib.is_trainable_dtype(out.dtype):
+                    output_grads[i] = zeros_for(out)
+            try:
+                input_grads = list(node.backward(output_grads))
+            except Exception as e:
+                if describe is not None and not getattr(e, "_modtensor_described", False):
+                    e.add_note(f"(while computing the gradient of {describe(node)})")  # the message stays TF's
+                    e._modtensor_described = True  # type: ignore[attr-defined]
+                raise
+            if len(input_grads) != len(node.inputs):
+                raise ValueError(
+                    f"The gradient function of {describe(node) if describe else node.op_type} returned "
+                    f"{len(input_grads)} gradients for {len(node.inputs)} inputs."
+                )
+            for t, g in zip(node.inputs, input_grads, strict=True):
+                if g is not None and tape_lib.is_trainable_dtype(t.dtype):
+                    grads.setdefault(id(t), []).append(g)
+        for t in node.inputs:
+            p = producer(t)
+            if p is not None:
+                key = id(p)
+                pending[key] -= 1
+                if pending[key] == 0:
+                    ready.append(p)
+    return [aggregate(grads.get(id(s), [])) for s in sources]
