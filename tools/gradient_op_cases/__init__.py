@@ -4,4 +4,4 @@ A module defines ``OPS`` (TF op names whose OpDefs, CPU kernel constraints, shap
 cases are recorded) and ``def cases(shape_case, kernel_case, rnd, P, C)`` that queues them.
 """
 
-FAMILIES = ("array", "math", "nn")
+FAMILIES = ("array", "image", "linalg", "math", "nn")

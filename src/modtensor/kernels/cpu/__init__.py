@@ -22,8 +22,10 @@ from modtensor.kernels.cpu import (
     conv,
     elementwise,
     image,
+    image_grad,
     indexing,
     linalg,
+    linalg_grad,
     math_grad,
     matmul,
     nn_grad,
@@ -144,7 +146,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
 BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings)
 # The backward ops of gradient functions (issue 11), in the same table form.
-GRADIENT_MODULES = (array_grad, math_grad, nn_grad)
+GRADIENT_MODULES = (array_grad, image_grad, linalg_grad, math_grad, nn_grad)
 BREADTH_MODULES += GRADIENT_MODULES
 for _module in BREADTH_MODULES:
     OP_FUNCTIONS.update(_module.OP_FUNCTIONS)

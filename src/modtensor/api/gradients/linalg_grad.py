@@ -1,0 +1,3 @@
+"""Gradients of linalg ops (TensorFlow's rules)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Gradients of list ops (TensorFlow's rules)."""
+
+from __future__ import annotations

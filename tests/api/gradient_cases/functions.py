@@ -1,0 +1,3 @@
+"""Gradient cases: functions (format: tests/api/gradient_cases/__init__.py)."""
+
+CASES: dict[str, dict] = {}

@@ -1,0 +1,3 @@
+"""Gradient cases: image (format: tests/api/gradient_cases/__init__.py)."""
+
+CASES: dict[str, dict] = {}
