@@ -142,3 +142,15 @@ def _cast_grad(op: Any, grad: Any) -> Any:
     if (src.is_floating or src.is_complex) and (dst.is_floating or dst.is_complex):
         return math_ops.cast(grad, src)
     return None
+
+
+@RegisterGradient("Tanh")
+def _tanh_grad(op: Any, grad: Any) -> Any:
+    y = op.outputs[0]
+    return math_ops.multiply(grad, math_ops.subtract(array_ops.ones_like(y), math_ops.square(y)))
+
+
+@RegisterGradient("Sigmoid")
+def _sigmoid_grad(op: Any, grad: Any) -> Any:
+    y = op.outputs[0]
+    return math_ops.multiply(grad, math_ops.multiply(y, math_ops.subtract(array_ops.ones_like(y), y)))

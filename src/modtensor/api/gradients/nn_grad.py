@@ -16,15 +16,3 @@ from modtensor.framework.gradient_registry import RegisterGradient
 def _relu_grad(op: Any, grad: Any) -> Any:
     y = op.outputs[0]
     return array_ops.where(math_ops.greater(y, array_ops.zeros_like(y)), grad, array_ops.zeros_like(grad))
-
-
-@RegisterGradient("Tanh")
-def _tanh_grad(op: Any, grad: Any) -> Any:
-    y = op.outputs[0]
-    return math_ops.multiply(grad, math_ops.subtract(array_ops.ones_like(y), math_ops.square(y)))
-
-
-@RegisterGradient("Sigmoid")
-def _sigmoid_grad(op: Any, grad: Any) -> Any:
-    y = op.outputs[0]
-    return math_ops.multiply(grad, math_ops.multiply(y, math_ops.subtract(array_ops.ones_like(y), y)))
