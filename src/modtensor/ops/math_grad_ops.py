@@ -1,6 +1,24 @@
 """Math ops that gradient functions use: the backward ops of elementwise math (SigmoidGrad, TanhGrad, ...).
 
-OpDefs equal TensorFlow 2.21's (tests/golden/gradients/op_defs.pbtxt); shape functions follow TF's.
+Each takes a unary op's output ``y`` and the gradient ``dy`` flowing into it, and gives the
+gradient of the op's input. OpDefs equal TensorFlow 2.21's (tests/golden/gradient_ops/op_defs.pbtxt);
+the shape is ``y``'s (TF's UnchangedShape).
 """
 
 from __future__ import annotations
+
+from modtensor.framework import common_shapes
+from modtensor.framework.op_registry import register_op
+
+# The ops whose gradient has the form f(y) * dy, in TF's op order.
+UNARY_GRADIENT_OPS = ("SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad")
+
+for _name in UNARY_GRADIENT_OPS:
+    (
+        register_op(_name)
+        .input("y: T")
+        .input("dy: T")
+        .output("z: T")
+        .attr("T: {bfloat16, half, float, double, complex64, complex128}")
+        .set_shape_fn(common_shapes.unchanged_shape)
+    )

@@ -1,9 +1,10 @@
 """Linear-algebra kernels with TensorFlow's semantics: Einsum, BatchMatMulV3, matrix decompositions and diagonals.
 
-Einsum follows TF's strategy: repeated labels of one input become a diagonal, labels
-that only one input has are summed first, and the contraction is one (batched) BLAS
-matrix product with broadcast batch dims. Decompositions go to numpy's LAPACK; half
-types compute in float32 and round once, as TF's CPU kernels do.
+Einsum follows TF's strategy: repeated labels of one input become a diagonal (a label
+repeated in the output puts the values on a diagonal of zeros), labels that only one input
+has are summed first, and the contraction is one (batched) BLAS matrix product with
+broadcast batch dims. Decompositions go to numpy's LAPACK; half types compute in float32
+and round once, as TF's CPU kernels do.
 """
 
 from __future__ import annotations
@@ -113,15 +114,27 @@ def einsum(inputs: list[np.ndarray], equation: Any) -> np.ndarray:
                 "input subscripts"
             )
     pairs = [_diagonal(x, labs) for x, labs in zip(arrays, labels, strict=True)]
+    unique_out = "".join(dict.fromkeys(out_labels))
     if len(pairs) == 1:
-        x, labs = _sum_out(pairs[0][0], pairs[0][1], set(out_labels))
-        result = _to_output(x, labs, out_labels)
+        x, labs = _sum_out(pairs[0][0], pairs[0][1], set(unique_out))
+        result = _to_output(x, labs, unique_out)
     else:
         (a, la), (b, lb) = pairs
-        a, la = _sum_out(a, la, set(out_labels) | set(lb))
-        b, lb = _sum_out(b, lb, set(out_labels) | set(la))
-        result = _contract(a, la, b, lb, out_labels)
+        a, la = _sum_out(a, la, set(unique_out) | set(lb))
+        b, lb = _sum_out(b, lb, set(unique_out) | set(la))
+        result = _contract(a, la, b, lb, unique_out)
+    if unique_out != out_labels:
+        result = _inflate(result, unique_out, out_labels)
     return result if result.dtype == dtype else result.astype(dtype)
+
+
+def _inflate(x: np.ndarray, labels: str, out_labels: str) -> np.ndarray:
+    """A label repeated in the output: x (unique labels) written on the diagonal of zeros (TF's 'i->ii',
+    the gradient of a diagonal)."""
+    out = np.zeros([x.shape[labels.index(c)] for c in out_labels], dtype=x.dtype)
+    index = np.indices(x.shape, sparse=True)
+    out[tuple(index[labels.index(c)] for c in out_labels)] = x
+    return out
 
 
 def _to_output(x: np.ndarray, labels: str, out_labels: str) -> np.ndarray:
