@@ -101,7 +101,7 @@ def _flat(result: Any) -> list[Any]:
 
 def record_case(name: str, case: dict[str, Any]) -> dict[str, Any]:
     """TF's outputs and gradients of one case (or its error)."""
-    fn = eval(case["fn"])  # noqa: S307 - the case files are this repository's own data
+    fn = eval(case.get("tf_fn", case["fn"]))  # noqa: S307 - the case files are this repository's own data
     inputs = make_inputs(name, case)
     wrt = wrt_indices(case, inputs)
     rng = np.random.default_rng(zlib.crc32(name.encode()) + 1)

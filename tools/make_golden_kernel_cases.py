@@ -610,6 +610,19 @@ def _to_nhwc_attr(v):
     return [v[0], v[2], v[3], v[1]]
 
 
+# Backward ops (tools/make_golden_gradient_ops.py): per input, "t" an NCHW tensor to transpose, "s" a 4-value NCHW
+# shape to reorder, "-" as is; then whether the output is an NCHW tensor to transpose back (not a filter).
+_NCHW_LAYOUTS = {
+    "Conv2DBackpropInput": ("s-t", True),
+    "Conv2DBackpropFilter": ("t-t", False),
+    "DepthwiseConv2dNativeBackpropInput": ("s-t", True),
+    "DepthwiseConv2dNativeBackpropFilter": ("t-t", False),
+    "MaxPoolGrad": ("ttt", True),
+    "MaxPoolGradGrad": ("ttt", True),
+    "AvgPoolGrad": ("st", True),
+}
+
+
 def run_nchw_as_nhwc(c: dict):
     """Reference for an NCHW case: transpose to NHWC, run TF there, transpose the result back."""
     attrs = dict(c["attrs"], data_format="NHWC")
@@ -619,9 +632,14 @@ def run_nchw_as_nhwc(c: dict):
     if attrs.get("explicit_paddings"):
         e = attrs["explicit_paddings"]
         attrs["explicit_paddings"] = e[0:2] + e[4:8] + e[2:4]
-    inputs = [np.ascontiguousarray(c["inputs"][0].transpose(0, 2, 3, 1)), *c["inputs"][1:]]
+    layout, image_out = _NCHW_LAYOUTS.get(c["op"], ("t" + "-" * (len(c["inputs"]) - 1), True))
+    inputs = [
+        np.ascontiguousarray(v.transpose(0, 2, 3, 1)) if how == "t" else np.asarray(_to_nhwc_attr(list(v)), v.dtype)
+        if how == "s" else v
+        for how, v in zip(layout, c["inputs"], strict=True)
+    ]  # fmt: skip
     out = run_raw({"op": c["op"], "inputs": inputs, "attrs": attrs})
-    return np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+    return np.ascontiguousarray(out.transpose(0, 3, 1, 2)) if image_out else out
 
 
 def run_raw(c: dict):

@@ -23,6 +23,7 @@ from modtensor.api.nn_ops import (
     relu,
     relu6,
     softmax,
+    softplus,
 )
 from modtensor.api.sort_ops import top_k
 
@@ -47,6 +48,7 @@ __all__ = [
     "relu6",
     "sigmoid",
     "softmax",
+    "softplus",
     "tanh",
     # losses (api/losses.py)
     "l2_loss",

@@ -65,6 +65,11 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
         return apply_op("LeakyRelu", name=scope, features=features, alpha=alpha)
 
 
+def softplus(features: Any, name: str | None = None) -> Tensor:
+    """``log(exp(features) + 1)`` (``Softplus``)."""
+    return apply_op("Softplus", name=name, features=features)
+
+
 def _scalar_times(op_type: str, scope_name: str, scalar: float, tensor: Tensor) -> Tensor:
     """``scalar <op> tensor`` as TF's reflected operators build it: the scalar is ``<scope>/x``, of tensor's dtype."""
     with op_scope(None, scope_name, [tensor]) as scope:

@@ -6,6 +6,9 @@ Each module defines ``CASES: dict[str, dict]``, plain data shared by the TF gene
 
 - ``fn``: the source of ``lambda tf, *inputs: ...`` (``tf`` is TensorFlow or modtensor);
   it returns a tensor or a list of tensors.
+- ``tf_fn`` (optional): the source TF runs instead of ``fn``, where TF's CPU kernels lack the form
+  ``fn`` uses (NCHW convolutions and pooling, dilated or grouped Conv2D backprops): the same math
+  through forms TF's CPU runs (transposes around the NHWC op, ...), so the same numbers.
 - ``inputs``: ``[(dtype, shape), ...]`` random inputs (standard normal; ints in [0, 5)),
   or ``("const", value, dtype)`` fixed values; ``"positive"`` (input indices) makes those
   inputs ``abs(x) + 0.5``; ``"unit"`` (indices) maps them into (-0.9, 0.9).
