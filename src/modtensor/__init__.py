@@ -108,6 +108,7 @@ __all__ = [
     "float32",
     "float64",
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
+    "custom_gradient",  # noqa: F822
     "gradients",  # noqa: F822
     "hessians",  # noqa: F822
     "no_gradient",  # noqa: F822
@@ -228,6 +229,7 @@ _LAZY = {
     "RegisterGradient": ("modtensor.framework.gradient_registry", "RegisterGradient"),
     "no_gradient": ("modtensor.framework.gradient_registry", "no_gradient"),
     "NotDifferentiable": ("modtensor.framework.gradient_registry", "no_gradient"),
+    "custom_gradient": ("modtensor.api.custom_gradient", "custom_gradient"),
 }
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "fill",
     "gather",
     "identity",
+    "identity_n",
     "one_hot",
     "ones",
     "ones_like",
@@ -273,6 +274,9 @@ def gather(
     value = constant_value(axis)
     if value is None or value.size != 1 or int(value.reshape(-1)[0]) != 0:
         return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis, batch_dims=batch_dims)
+    sparse_read = getattr(params, "sparse_read", None)
+    if sparse_read is not None:  # TF: a variable gathers its rows itself (ResourceGather; IndexedSlices gradient)
+        return sparse_read(indices, name=name)
     return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis)
 
 
@@ -493,6 +497,12 @@ def identity(input: Any, name: str | None = None) -> Tensor:
     if context.executing_eagerly() and not isinstance(input, SymbolicTensor):
         input = convert_to_tensor(input)
     return apply_op("Identity", name=name, input=input)
+
+
+def identity_n(input: Any, name: str | None = None) -> list[Tensor]:
+    """Each of a list of tensors unchanged, as one op (``IdentityN``): what ``tf.identity_n`` returns."""
+    result = apply_op("IdentityN", name=name, input=list(input))
+    return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
 def stop_gradient(input: Any, name: str | None = None) -> Tensor:

@@ -157,7 +157,10 @@ class GradientTape:
     def watch(self, tensor: Any) -> None:
         """Track ``tensor`` (a tensor, variable, or nested structure of them): gradients flow to it."""
         if self._tape is None:
-            raise ValueError("GradientTape.watch requires an active tape (use it inside the `with` block).")
+            raise AttributeError(  # TF's class (its tape object is gone after gradient())
+                "GradientTape.watch needs a tape that records: call it inside the `with` block, before gradient() "
+                "(a non-persistent tape stops recording when gradient() is called)."
+            )
         for t in flatten_structure(tensor):
             if _is_variable(t):
                 if not tape_lib.is_trainable_dtype(t.dtype):
@@ -165,7 +168,9 @@ class GradientTape:
                 self._tape.watch_variable(t)
                 continue
             if not isinstance(t, Tensor):
-                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or tf.Variable.")
+                raise ValueError(
+                    f"Passed in object {t} of type {type(t).__name__!r}, not tf.Tensor or tf.Variable or ExtensionType."
+                )
             if not tape_lib.is_trainable_dtype(t.dtype):
                 _log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r", t.dtype)
             self._tape.watch(t)
@@ -250,10 +255,7 @@ class GradientTape:
         flat_sources = [_handle_or_self(s) for s in raw_sources]
         for s in flat_sources:
             if not isinstance(s, Tensor):
-                raise ValueError(
-                    f"Passed in object {s!r} of type {type(s).__name__!r}, not tf.Tensor or tf.Variable or "
-                    "ExtensionType."
-                )
+                raise TypeError(f"Source {s!r} of gradient() is not a tensor or variable; sources must be tensors.")
         grads_given = None
         if output_gradients is not None:
             grads_given = flatten_structure(output_gradients)

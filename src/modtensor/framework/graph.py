@@ -449,6 +449,7 @@ class Graph:
             producer=GRAPH_DEF_VERSION, min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER
         )
         self._functions: dict[str, function_pb2.FunctionDef] = {}
+        self._gradient_override_map: dict[str, str] = {}
         self._gradients: dict[str, str] = {}
         self._thread = _ThreadState()
         self.seed: int | None = None
@@ -661,6 +662,22 @@ class Graph:
     # ----------------------------------------------------------------- colocation
 
     @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
+        """Ops of the mapped types created inside get their gradient from the mapped name (TF's
+        ``gradient_override_map``: a ``_gradient_op_type`` attr, looked up before the op's type)."""
+        if not isinstance(op_type_map, dict):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        for key, value in op_type_map.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    @contextlib.contextmanager
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
         """Ops created inside are colocated with ``op`` (an Operation, tensor or variable), as in TF.
 
@@ -760,6 +777,9 @@ class Graph:
                 )
         input_ops = [t.op for t in inputs]
         control_inputs = self._control_dependencies_for_inputs(input_ops)
+        override = self._gradient_override_map.get(op_type) if self._gradient_override_map else None
+        if override is not None:
+            node.attr["_gradient_op_type"].s = override.encode()
         op = self._add_node(node, op_def, inputs, control_inputs, compute_shapes, compute_device)
         if _tape.ACTIVE and _tape.should_record(op._inputs):
             _tape.record_op(op, op._inputs, op._outputs)  # a gradient tape records graph ops too (tf.function)

@@ -30,6 +30,7 @@ __all__ = [
     "EagerOp",
     "Tape",
     "TapeOp",
+    "VariableWatcher",
     "could_record",
     "is_trainable_dtype",
     "pop_tape",
@@ -132,6 +133,7 @@ class _ThreadTapes(threading.local):
     def __init__(self) -> None:
         self.tapes: list[Tape] = []
         self.stopped = 0
+        self.watchers: list[VariableWatcher] = []
 
 
 _thread = _ThreadTapes()
@@ -202,12 +204,45 @@ def record_operation(
 
 
 def variable_accessed(variable: Any) -> None:
-    """A trainable variable was read: tapes of this thread watching accessed variables watch it."""
-    if not ACTIVE or _thread.stopped:
+    """A trainable variable was read: tapes of this thread watching accessed variables watch it, and
+    variable watchers (``tf.custom_gradient``) list it."""
+    if not ACTIVE:
+        return
+    for watcher in _thread.watchers:
+        watcher.add(variable)
+    if _thread.stopped:
         return
     for tape in _thread.tapes:
         if tape.watch_accessed_variables:
             tape.watch_variable(variable)
+
+
+class VariableWatcher:
+    """Lists the trainable variables read inside the block (TF's ``VariableWatcher``; custom_gradient uses it)."""
+
+    def __init__(self) -> None:
+        self._variables: dict[int, Any] = {}
+
+    def add(self, variable: Any) -> None:
+        """Note that ``variable`` was read (once per variable handle)."""
+        self._variables.setdefault(id(variable.handle), variable)
+
+    def watched_variables(self) -> list[Any]:
+        """The variables read, in first-read order."""
+        return list(self._variables.values())
+
+    def __enter__(self) -> VariableWatcher:
+        global ACTIVE
+        _thread.watchers.append(self)
+        with _count_lock:
+            ACTIVE += 1  # variable reads report to the tape module while a watcher exists
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global ACTIVE
+        _thread.watchers.remove(self)
+        with _count_lock:
+            ACTIVE -= 1
 
 
 @contextlib.contextmanager

@@ -681,6 +681,8 @@ class _Entry:
         "copies",
         "device",
         "kernel",
+        "limit",
+        "small_kernel",
         "op_type",
         "out_dtype0",
         "out_dtypes",
@@ -708,8 +710,27 @@ class _Entry:
             for i, t in enumerate(self.out_dtypes)
         )
         self.call = kernel.prepared_call() if type(kernel) is FunctionKernel and output_kind == 1 else None
+        # 0: ``call`` serves every call. Else ``call`` is a numpy fallback kernel's (``small_kernel``) serving
+        # calls whose inputs have at most ``limit`` elements, where the chosen kernel's C-API call costs more
+        # than the work (the native CPU library's kernels on scalars).
+        self.limit = 0
+        self.small_kernel: Any = None
         if self.call is not None:
             self.out_dtype0, self.out_np0, self.out_sig0 = self.out_dtypes[0], self.out_np[0], self.out_sigs[0]
+
+    def add_small_call(self, small_kernel: Any, limit: int) -> None:
+        """Serve calls on inputs of at most ``limit`` elements with ``small_kernel`` (a numpy fallback of the op)."""
+        call = small_kernel.prepared_call()
+        if call is None or self.output_kind != 1 or self.copies is not None:
+            return
+        self.small_kernel = small_kernel
+        self.call = call
+        self.limit = limit
+        self.out_dtype0, self.out_np0, self.out_sig0 = self.out_dtypes[0], self.out_np[0], self.out_sigs[0]
+
+    def _small(self, flat: list[Any]) -> bool:
+        limit = self.limit
+        return all(getattr(v, "size", limit + 1) <= limit for v in flat)
 
     def _copy_inputs(self, flat: list[Any]) -> list[Any]:
         out = list(flat)
@@ -723,7 +744,7 @@ class _Entry:
         if self.copies is not None:
             flat = self._copy_inputs(flat)
         call = self.call
-        if call is not None:
+        if call is not None and (not self.limit or self._small(flat)):
             try:
                 out = call(*flat)
             except Exception as exc:
@@ -768,9 +789,10 @@ class _Entry:
         )
 
     def close(self) -> None:
-        close = getattr(self.kernel, "close", None)
-        if close is not None:
-            close()
+        for kernel in (self.kernel, self.small_kernel):
+            close = getattr(kernel, "close", None)
+            if close is not None:
+                close()
 
 
 _cache_lock = threading.Lock()
@@ -956,7 +978,7 @@ def run_cached1(op_type: str, attr_items: tuple[Any, ...], x: EagerTensor, name:
     if entry is None:
         return None
     call = entry.call
-    if call is None or entry.copies is not None:
+    if call is None or entry.copies is not None or (entry.limit and x._value.size > entry.limit):
         return entry.run([x._value], name)
     try:
         out = call(x._value)
@@ -983,7 +1005,8 @@ def run_cached2(op_type: str, x: EagerTensor, y: EagerTensor, name: str | None) 
     if entry is None:
         return None
     call = entry.call
-    if call is None or entry.copies is not None:
+    limit = entry.limit
+    if call is None or entry.copies is not None or (limit and (x._value.size > limit or y._value.size > limit)):
         return entry.run([x._value, y._value], name)
     # Inlined Entry.run for a prepared one-output host call: no input list, no copy plan.
     try:
@@ -1169,12 +1192,45 @@ def _prepare(
     copies = _copy_plan(kernel, device, input_devices)
     entry = _Entry(op_type, kernel, device, info.output_kind, copies)
     entry.attrs = node.attr
+    if device.is_host and info.output_kind == 1 and copies is None:
+        _add_small_fallback(entry, node, info.op_def, device)
     with _cache_lock:
         existing = _CACHE.get(key)
         if existing is not None:
             return existing
         _CACHE[key] = entry
     return entry
+
+
+# Inputs of at most this many elements run on the op's numpy kernel when the chosen CPU kernel is a
+# native one: its C-API call (~6 us through the bridge) costs more than the work (numpy's ~1.5 us on scalars).
+SMALL_INPUT_ELEMENTS = 4096
+
+
+def _add_small_fallback(entry: _Entry, node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device: Device) -> None:
+    """Give ``entry`` the op's numpy kernel for small inputs when a native kernel was chosen."""
+    from modtensor.runtime.kernel_registry import global_kernel_registry
+    from modtensor.runtime.op_kernel import FunctionKernel, construct_kernel
+
+    if type(entry.kernel) is FunctionKernel:
+        return
+    registry = global_kernel_registry()
+    full = node_def_pb2.NodeDef()
+    full.CopyFrom(node)
+    node_def_lib.add_default_attrs(full, op_def)
+    try:
+        chosen = registry.find_kernel(full, op_def, device.device_type)
+        fallbacks = registry.lower_priority_matches(full, op_def, device.device_type, chosen)
+    except errors.OpError:
+        return
+    for reg in fallbacks:
+        if getattr(reg.factory, "builds_function_kernel", False):
+            try:
+                small = construct_kernel(full, op_def, device, reg)
+            except errors.OpError:
+                return  # the chosen kernel serves every call
+            entry.add_small_call(small, SMALL_INPUT_ELEMENTS)
+            return
 
 
 def _infer_attrs(

@@ -315,6 +315,24 @@ class KernelRegistry:
                 )
         return best, seen
 
+    def lower_priority_matches(
+        self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str, below: KernelRegistration
+    ) -> list[KernelRegistration]:
+        """The other kernels of ``device_type`` matching ``node_def`` at a lower priority than ``below``,
+        best first (the fallbacks a device keeps beside its chosen kernel)."""
+        label = kernel_label(node_def)
+        with self._lock:
+            bucket = list(self._by_key.get((node_def.op, device_type), ()))
+        found = [
+            reg
+            for reg in bucket
+            if reg is not below
+            and reg.kernel_def.label == label
+            and reg.kernel_def.priority < below.kernel_def.priority
+            and self._matches(reg, node_def, op_def)
+        ]
+        return sorted(found, key=lambda reg: -reg.kernel_def.priority)
+
     def find_kernel(
         self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str
     ) -> KernelRegistration:

@@ -401,6 +401,18 @@ def create_kernel(
     node.CopyFrom(node_def)
     node_def_lib.add_default_attrs(node, op_def)
     registration = registry.find_kernel(node, op_def, device.device_type)
+    return construct_kernel(node, op_def, device, registration, function_library=function_library)
+
+
+def construct_kernel(
+    node: node_def_pb2.NodeDef,
+    op_def: op_def_pb2.OpDef,
+    device: Device,
+    registration: Any,
+    *,
+    function_library: Any = None,
+) -> OpKernel:
+    """Construct the kernel of ``registration`` for ``node`` (defaults already added) on ``device``."""
     try:
         ctx = OpKernelConstruction(node, op_def, device, registration, function_library)
         kernel = registration.factory(ctx)
@@ -515,6 +527,7 @@ class FunctionKernel(OpKernel):
 
         factory.__name__ = f"FunctionKernel[{getattr(fn, '__name__', 'fn')}]"
         factory.__qualname__ = factory.__name__
+        factory.builds_function_kernel = True  # type: ignore[attr-defined]
         return factory
 
     def prepared_call(self) -> Callable[..., Any] | None:
