@@ -94,3 +94,46 @@ def test_installed_in_a_plugin_folder_it_loads_by_itself(custom_op_library, tmp_
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[3.0, 4.0]"
+
+
+def test_a_plugin_op_gets_its_gradient_from_python(custom):
+    """tf.RegisterGradient gives a C plugin's op a gradient (TF's way): tapes, tf.function and tf.gradients use it."""
+    x = tf.constant([1.5, -2.0, 0.5])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = custom.polyval(x, coeffs=[3.0, 2.0, 1.0])
+    with pytest.raises(LookupError, match=r"No gradient defined for operation'Polyval' \(op type: Polyval\)"):
+        tape.gradient(y, x)
+
+    @tf.RegisterGradient("Polyval")
+    def _polyval_grad(op, grad):
+        coeffs = op.get_attr("coeffs")
+        n = len(coeffs) - 1
+        derivative = [c * (n - i) for i, c in enumerate(coeffs[:-1])]
+        return grad * custom.polyval(op.inputs[0], coeffs=derivative)
+
+    try:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = custom.polyval(x, coeffs=[3.0, 2.0, 1.0])  # 3x^2 + 2x + 1: derivative 6x + 2
+        want = 6 * x.numpy() + 2
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-6)
+
+        @tf.function
+        def in_function(a):
+            with tf.GradientTape() as t:
+                t.watch(a)
+                b = tf.reduce_sum(custom.polyval(a, coeffs=[3.0, 2.0, 1.0]))
+            return t.gradient(b, a)
+
+        np.testing.assert_allclose(in_function(x).numpy(), want, rtol=1e-6)
+        g = tf.Graph()
+        with g.as_default():
+            a = tf.compat.v1.placeholder(tf.float32, [3])
+            (ga,) = tf.compat.v1.gradients(custom.polyval(a, coeffs=[3.0, 2.0, 1.0]), [a])
+            with tf.compat.v1.Session(graph=g) as session:
+                np.testing.assert_allclose(session.run(ga, {a: x.numpy()}), want, rtol=1e-6)
+    finally:
+        from modtensor.framework import gradient_registry
+
+        gradient_registry.remove("Polyval")
