@@ -341,6 +341,7 @@ def _build(op_type: int, selector: SymbolicTensor, graphs: list[FuncGraph], scop
     op._set_attr("_read_only_resource_inputs", attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue()))
     for g in graphs:
         g.outer_graph = graph
+    op._modtensor_branch_graphs = list(graphs)  # the gradient (api/gradients/control_flow_grad.py) reads them
     with graph.name_scope(scope):
         tensors = [graph.create_op("Identity", [t], name="Identity").outputs[0] for t in op.outputs]
     structure = graphs[0].structured_outputs

@@ -430,9 +430,15 @@ class ConcreteFunction:
                 plan = self._compiled.get(key)
                 if plan is None:
                     graph = self._graph
-                    targets = [op.name for op in graph.get_operations() if op.op_def.is_stateful]
+                    # A call without a tape runs the function as traced, without what gradients added to it
+                    # (accumulators of loops, intermediates of conds: api/gradients/function_grad.py).
+                    snapshot = None if extra_fetches else self.__dict__.get("_inference_snapshot")
+                    if snapshot is None:
+                        targets = [op.name for op in graph.get_operations() if op.op_def.is_stateful]
+                        snapshot = (graph.as_graph_def(), targets)
+                    graph_def, targets = snapshot
                     plan = self._compiled[key] = compile_function_graph(
-                        graph.as_graph_def(),
+                        graph_def,
                         [t.name for t in graph.inputs],
                         [*[t.name for t in graph.outputs], *extra_fetches],
                         targets,
@@ -484,13 +490,7 @@ class ConcreteFunction:
         recorded whose backward function runs the backward function on those values."""
         from modtensor.api.gradients import function_grad
 
-        pair = function_grad.gradient_pair(self._graph)
-        fetched = pair.fetched_extras(self._graph)
-        outputs, fetched_values = self._run(inputs, fetched)
-        extra_values = pair.extra_values(self._graph, inputs, fetched_values)
-        backward = function_grad.backward_for_call(pair, outputs, extra_values, len(inputs))
-        _tape.record_operation(self._inference_name, inputs, outputs, backward)
-        return outputs
+        return function_grad.call_recorded(self, inputs)
 
 
 def _packer(structure: Any) -> Callable[[Any], Any]:

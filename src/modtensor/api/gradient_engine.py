@@ -18,6 +18,9 @@ from modtensor.framework import tape as tape_lib
 
 __all__ = ["GradientNode", "aggregate", "backward"]
 
+# Ops whose gradient function may give them more inputs than a tape recorded (control_flow_grad's rewrites).
+_GROWING_OPS = frozenset(["While", "StatelessWhile"])
+
 
 class GradientNode(Protocol):
     """An op as the backward pass sees it (``framework.tape.TapeOp`` and graph ops wrapped alike)."""
@@ -56,12 +59,17 @@ def aggregate(grads: list[Any]) -> Any:
 
 
 def zeros_for(tensor: Any) -> Any:
-    """The zero gradient of ``tensor`` (None for resource and variant tensors, which carry no value to zero)."""
+    """The zero gradient of ``tensor``: None for a resource handle; for a variant (a TensorList, an Optional) the
+    variant's zeros (``ZerosLike``: a list of zero elements), as TF's default gradients."""
     from modtensor.framework import dtypes
 
     dtype = tensor.dtype.base_dtype
-    if dtype in (dtypes.resource, dtypes.variant):
+    if dtype == dtypes.resource:
         return None
+    if dtype == dtypes.variant:
+        from modtensor.api.dispatch import apply_op
+
+        return apply_op("ZerosLike", x=tensor)
     from modtensor.api import array_ops
 
     return array_ops.zeros_like(tensor)
@@ -120,6 +128,10 @@ def backward(
                     e.add_note(f"(while computing the gradient of {describe(node)})")  # the message stays TF's
                     e._modtensor_described = True  # type: ignore[attr-defined]
                 raise
+            if len(input_grads) != len(node.inputs) and node.op_type in _GROWING_OPS:
+                # A While's gradient may add loop variables (accumulators) to it after it was recorded: their
+                # gradients are None (TF does not check the count for While ops either).
+                input_grads = (input_grads + [None] * len(node.inputs))[: len(node.inputs)]
             if len(input_grads) != len(node.inputs):
                 raise ValueError(
                     f"The gradient function of {describe(node) if describe else node.op_type} returned "

@@ -29,6 +29,7 @@ import numpy as np
 from modtensor.api import nested_structure
 from modtensor.api import trackable as trackable_lib
 from modtensor.framework import dtypes, errors, tensor_shape
+from modtensor.framework import tape as _tape
 from modtensor.framework.func_graph import flatten_structure, pack_structure
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import function_pb2, graph_pb2, meta_graph_pb2, saved_model_pb2, saved_object_graph_pb2
@@ -173,6 +174,7 @@ class _FunctionRunner:
         self.function = library.functions[name]
         self._compiled: dict[str | None, Any] = {}
         self._lock = threading.Lock()
+        self._differentiable: Any = None  # a ConcreteFunction of the body, for calls under a gradient tape
 
     def _graph_def(self, resource_devices: Sequence[str | None] = ()) -> graph_pb2.GraphDef:
         """The call graph with the body inlined; ops using a resource argument whose device is known
@@ -262,7 +264,29 @@ class _FunctionRunner:
                     value, dtype=dtypes.as_dtype(arg.type), graph=graph
                 )
         outputs = [f"call:{i}" for i in range(len(self.function.signature.output_arg))]
-        return list(importer.import_graph_def(body, input_map=input_map, return_elements=outputs, name=prefix) or [])
+        first = len(graph.get_operations())
+        results = list(importer.import_graph_def(body, input_map=input_map, return_elements=outputs, name=prefix) or [])
+        if _tape.ACTIVE:  # a tape in the function being built follows the imported body op by op
+            for op in graph.get_operations()[first:]:
+                if _tape.should_record(op.inputs):
+                    _tape.record_op(op, op.inputs, op.outputs)
+        return results
+
+    def call_recorded(self, values: Sequence[Any]) -> list[Any]:
+        """Run on eager tensors under a gradient tape: the body, imported into a FuncGraph (once), runs as a traced
+        function does, and the call is recorded with that function's backward function
+        (``api/gradients/function_grad.py``), so restored functions are differentiable."""
+        differentiable = self._differentiable
+        if differentiable is None:
+            with self._lock:
+                differentiable = self._differentiable
+                if differentiable is None:
+                    from modtensor.api.function import ConcreteFunction
+                    from modtensor.api.gradients.control_flow_grad import library_func_graph
+
+                    graph = library_func_graph(self._library.library, self.name)
+                    differentiable = self._differentiable = ConcreteFunction(graph)
+        return differentiable._call_with_inputs(list(values))
 
     def run(self, values: Sequence[Any]) -> list[Any]:
         """Run on eager tensors (or numpy values), arguments then captures; outputs stay where they were made."""
@@ -407,8 +431,16 @@ class RestoredConcreteFunction:
         from modtensor.api import context
 
         captures = [capture.handle if hasattr(capture, "handle") else capture for capture in self._captures]
+        if _tape.ACTIVE:
+            for capture in self._captures:  # the call reads its variables (tapes watch them), as TF's
+                if hasattr(capture, "handle") and getattr(capture, "trainable", False):
+                    _tape.variable_accessed(capture)
         if context.executing_eagerly():
-            outputs = self._runner.run([*tensors, *captures])
+            inputs = [*tensors, *captures]
+            if _tape.could_record() and _tape.should_record(inputs):
+                outputs = self._runner.call_recorded(inputs)
+            else:
+                outputs = self._runner.run(inputs)
         else:  # called while a function (or v1 graph) is built: the body goes into that graph
             outputs = self._runner.call_in_graph([*tensors, *captures])
         structure = self.structured_outputs

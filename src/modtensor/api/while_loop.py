@@ -77,7 +77,8 @@ def while_loop_v1(
 ) -> Any:
     """TF 1's ``tf.compat.v1.while_loop`` (a single loop variable comes back unpacked unless return_same_structure).
 
-    ``back_prop`` and ``swap_memory`` are accepted (there are no gradients through loops yet).
+    ``swap_memory`` is accepted and ignored; with ``back_prop=False`` a v2 loop's results stop gradients
+    (TF 2: the loop is differentiated otherwise, ``api/gradients/control_flow_grad.py``).
     """
     del swap_memory
     if not callable(cond):
@@ -336,39 +337,9 @@ def while_v2(
         _duplicate_body_captures_in_cond(cond_graph, extra)
         num_flat = len(flat_vars)
         _check_shapes_compat(body_graph.outputs[2 : 2 + num_flat], [s.shape for s in specs], flat_vars)
-        loop_inputs = util.inputs_in_graph(graph, loop_inputs)
-        for inp, out, var in zip(body_graph.inputs, body_graph.outputs, loop_inputs, strict=False):
-            if inp.dtype != out.dtype:
-                raise TypeError(
-                    f"Loop var {var.name} enters the loop with type {inp.dtype} but has type {out.dtype} after "
-                    f"1 iteration. {var.name} type should remain constant."
-                )
         output_shapes = [t.shape for t in body_graph.outputs]
         output_shapes[2 : 2 + num_flat] = [s.shape for s in specs]
-        stateful = bool(util.stateful_ops([cond_graph, body_graph]))
-        cond_fn = util.create_function(cond_graph, graph)
-        body_fn = util.create_function(body_graph, graph)
-        shapes = attr_value_pb2.AttrValue()
-        shapes.list.shape.extend(s.as_proto() for s in output_shapes)
-        shapes.list.SetInParent()
-        types = attr_value_pb2.AttrValue()
-        types.list.type.extend(t.dtype.as_datatype_enum for t in loop_inputs)
-        op = graph.create_op(
-            "While" if stateful else "StatelessWhile",
-            loop_inputs,
-            name=scope,
-            attrs={
-                "T": types,
-                "cond": util.func_attr(cond_fn),
-                "body": util.func_attr(body_fn),
-                "output_shapes": shapes,
-                "parallel_iterations": attr_value_pb2.AttrValue(i=parallel_iterations),
-            },
-        )
-        op._set_attr(util.LOWER_USING_SWITCH_MERGE, attr_value_pb2.AttrValue(b=True))
-        op._set_attr("_read_only_resource_inputs", attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue()))
-        op._set_attr("_num_original_outputs", attr_value_pb2.AttrValue(i=len(body_graph.outputs)))
-        cond_graph.outer_graph = body_graph.outer_graph = graph
+        op = make_while_op(loop_inputs, cond_graph, body_graph, output_shapes, parallel_iterations, scope)
         outputs = list(op.outputs)
         if not graph.building_function:
             with graph.name_scope(scope):
@@ -381,6 +352,53 @@ def while_v2(
     if return_same_structure:
         return packed
     return results[0] if len(results) == 1 else packed
+
+
+def make_while_op(
+    loop_inputs: Sequence[Any],
+    cond_graph: Any,
+    body_graph: Any,
+    output_shapes: Sequence[tensor_shape.TensorShape],
+    parallel_iterations: int,
+    name: str,
+) -> Any:
+    """The ``While``/``StatelessWhile`` node of the default graph running ``cond_graph`` and ``body_graph`` on
+    ``loop_inputs`` (captured when they belong to an enclosing graph). The op keeps its FuncGraphs
+    (``_modtensor_while_graphs``), which its gradient reads and extends."""
+    graph = util.default_graph()
+    loop_inputs = util.inputs_in_graph(graph, loop_inputs)
+    for inp, out, var in zip(body_graph.inputs, body_graph.outputs, loop_inputs, strict=False):
+        if inp.dtype != out.dtype:
+            raise TypeError(
+                f"Loop var {var.name} enters the loop with type {inp.dtype} but has type {out.dtype} after "
+                f"1 iteration. {var.name} type should remain constant."
+            )
+    stateful = bool(util.stateful_ops([cond_graph, body_graph]))
+    cond_fn = util.create_function(cond_graph, graph)
+    body_fn = util.create_function(body_graph, graph)
+    shapes = attr_value_pb2.AttrValue()
+    shapes.list.shape.extend(tensor_shape.as_shape(s).as_proto() for s in output_shapes)
+    shapes.list.SetInParent()
+    types = attr_value_pb2.AttrValue()
+    types.list.type.extend(t.dtype.as_datatype_enum for t in loop_inputs)
+    op = graph.create_op(
+        "While" if stateful else "StatelessWhile",
+        loop_inputs,
+        name=name,
+        attrs={
+            "T": types,
+            "cond": util.func_attr(cond_fn),
+            "body": util.func_attr(body_fn),
+            "output_shapes": shapes,
+            "parallel_iterations": attr_value_pb2.AttrValue(i=parallel_iterations),
+        },
+    )
+    op._set_attr(util.LOWER_USING_SWITCH_MERGE, attr_value_pb2.AttrValue(b=True))
+    op._set_attr("_read_only_resource_inputs", attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue()))
+    op._set_attr("_num_original_outputs", attr_value_pb2.AttrValue(i=len(body_graph.outputs)))
+    cond_graph.outer_graph = body_graph.outer_graph = graph
+    op._modtensor_while_graphs = (cond_graph, body_graph)
+    return op
 
 
 def _is_namedtuple(value: Any) -> bool:

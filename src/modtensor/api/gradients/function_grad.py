@@ -19,15 +19,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from modtensor.api import gradient_engine
+from modtensor.framework import dtypes
 from modtensor.framework import tape as tape_lib
 from modtensor.framework.func_graph import FuncGraph
 from modtensor.framework.gradient_registry import RegisterGradient
 from modtensor.framework.graph import Operation, SymbolicTensor
 
-__all__ = ["GradientPair", "gradient_pair", "register_function_graph"]
+__all__ = ["GradientPair", "call_recorded", "gradient_pair", "higher_order_gradient_pair", "register_function_graph"]
 
 _IDS = itertools.count(1)
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # building a pair builds the pairs of the functions it calls
 # Function name -> its FuncGraph, for the gradients of call ops naming it (traced functions register here).
 _FUNCTION_GRAPHS: weakref.WeakValueDictionary[str, FuncGraph] = weakref.WeakValueDictionary()
 
@@ -73,6 +74,7 @@ class GradientPair:
         self.grad_outputs = grad_outputs
         self.extras = extras
         self.input_indices = input_indices
+        self.side_outputs: list[SymbolicTensor] = []  # higher-order pairs: intermediates a call also returns
 
     def extra_values(self, forward: FuncGraph, inputs: Sequence[Any], fetched: Sequence[Any]) -> list[Any]:
         """The values of ``extras`` for one call: forward placeholders are the call's ``inputs``, forward
@@ -110,6 +112,18 @@ def _densify(grad: Any) -> Any:
     return convert_to_tensor(grad.to_dense() if isinstance(grad, IndexedSlices) else grad)
 
 
+def _zeros_seed(t: Any) -> Any:
+    """The gradient of a call output nothing flowed to: zeros (a variant's zeros for a TensorList)."""
+    from modtensor.api import array_ops
+    from modtensor.framework import dtypes
+
+    if t.dtype == dtypes.variant:
+        from modtensor.api.dispatch import apply_op
+
+        return apply_op("ZerosLike", x=t)
+    return array_ops.zeros_like(t)
+
+
 def gradient_pair(forward: FuncGraph) -> GradientPair:
     """The backward function of ``forward`` (built once per FuncGraph and kept on it)."""
     pair = forward.__dict__.get("_modtensor_gradient_pair")
@@ -123,21 +137,71 @@ def gradient_pair(forward: FuncGraph) -> GradientPair:
     return pair
 
 
-def _build_gradient_pair(forward: FuncGraph) -> GradientPair:
+def higher_order_gradient_pair(forward: FuncGraph) -> GradientPair:
+    """The backward function of ``forward`` with respect to its outputs *and* the intermediates backward functions
+    read (``pair.side_outputs``), for calls a second tape (or a persistent one) may differentiate again.
+
+    As TF's higher-order tape gradient functions: the backward function reads forward
+    intermediates, which a call must return as side outputs; their own gradients (the second
+    derivative flows through them) need a backward function differentiating those too, which may
+    read more intermediates. The side outputs grow until they are stable (built once per FuncGraph).
+    """
+    pair = forward.__dict__.get("_modtensor_higher_order_pair")
+    if pair is not None:
+        return pair
+    with _LOCK:
+        pair = forward.__dict__.get("_modtensor_higher_order_pair")
+        if pair is None:
+            side: list[SymbolicTensor] = []
+            while True:
+                pair = _build_gradient_pair(forward, [*forward.outputs, *side])
+                known = {id(t) for t in forward.outputs} | {id(t) for t in side}
+                new = [t for t in pair.fetched_extras(forward) if id(t) not in known]
+                if not any(tape_lib.is_trainable_dtype(t.dtype) for t in new):
+                    break
+                side.extend(new)
+            pair.side_outputs = side
+            forward.__dict__["_modtensor_higher_order_pair"] = pair
+    return pair
+
+
+def _ops_between(forward: FuncGraph, sources: Sequence[Any]) -> set[Operation]:
+    """The ops of ``forward`` downstream of ``sources`` (the only ones a gradient can pass through)."""
+    seen: set[Operation] = set()
+    # Only values a gradient can flow through carry reachability (TF's _IsBackpropagatable): an int input (a
+    # loop's iteration limit) does not make the ops it feeds (an accumulator's EmptyTensorList) differentiable.
+    stack = [c for s in sources if _backpropagatable(s) for c in s.consumers() if c.graph is forward]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for out in op.outputs:
+            if _backpropagatable(out):
+                stack.extend(c for c in out.consumers() if c.graph is forward)
+    return seen
+
+
+def _backpropagatable(t: Any) -> bool:
+    return tape_lib.is_trainable_dtype(t.dtype) or t.dtype.base_dtype == dtypes.bfloat16
+
+
+def _build_gradient_pair(forward: FuncGraph, targets: Sequence[SymbolicTensor] | None = None) -> GradientPair:
     from modtensor.api import array_ops
     from modtensor.api.function import ConcreteFunction
 
     name = forward.name
+    targets = list(forward.outputs) if targets is None else list(targets)
     backward = FuncGraph(f"backward_{name}_{next(_IDS)}")
     # The forward graph's ops are read (not extended) while the backward graph is built: no tape records them.
     with tape_lib.stop_recording(), backward.as_default():
-        grad_outputs = [i for i, t in enumerate(forward.outputs) if tape_lib.is_trainable_dtype(t.dtype)]
+        grad_outputs = [i for i, t in enumerate(targets) if tape_lib.is_trainable_dtype(t.dtype)]
         seeds = [
-            backward.make_placeholder(forward.outputs[i].dtype, forward.outputs[i].shape, f"gradient_{k}")
+            backward.make_placeholder(targets[i].dtype, targets[i].shape, f"gradient_{k}")
             for k, i in enumerate(grad_outputs)
         ]
         backward.inputs = list(seeds)
-        inside = set(forward.get_operations())
+        inside = _ops_between(forward, forward.inputs)
         nodes: dict[Operation, _GraphOpNode] = {}
 
         def producer(t: Any) -> _GraphOpNode | None:
@@ -149,7 +213,7 @@ def _build_gradient_pair(forward: FuncGraph) -> GradientPair:
             return node
 
         grads = gradient_engine.backward(
-            [forward.outputs[i] for i in grad_outputs],
+            [targets[i] for i in grad_outputs],
             seeds,
             list(forward.inputs),
             producer,
@@ -169,15 +233,50 @@ def _build_gradient_pair(forward: FuncGraph) -> GradientPair:
     return GradientPair(ConcreteFunction(backward), grad_outputs, extras, input_indices)
 
 
+def _higher_order_possible(inputs: Sequence[Any]) -> bool:
+    """Whether the gradient of a call on ``inputs`` may be differentiated again: two tapes of this thread record
+    it, or a persistent one does (TF's POSSIBLE_GRADIENT_TYPES_HIGHER_ORDER)."""
+    watching = [tape for tape in tape_lib.recording_tapes() if any(tape.tracks(t) for t in inputs)]
+    return len(watching) > 1 or any(tape.persistent for tape in watching)
+
+
+def call_recorded(concrete: Any, inputs: Sequence[Any]) -> list[Any]:
+    """An eager call of ``concrete`` under a tape: the forward function also returns what the backward function
+    reads; one op is recorded whose backward function runs the backward function on those values. When the
+    gradient may be differentiated again the recorded op also outputs those values (side outputs), so the
+    outer tape follows the second derivative through them."""
+    graph = concrete._graph
+    if "_inference_snapshot" not in concrete.__dict__:
+        # Calls without a tape keep running the function as traced: building the backward function may
+        # rewrite control-flow ops of the graph to return more (accumulators, intermediates).
+        targets = [op.name for op in graph.get_operations() if op.op_def.is_stateful]
+        concrete.__dict__["_inference_snapshot"] = (graph.as_graph_def(), targets)
+    if _higher_order_possible(inputs):
+        pair = higher_order_gradient_pair(graph)
+        side = list(pair.side_outputs)
+    else:
+        pair = gradient_pair(graph)
+        side = []
+    fetched = pair.fetched_extras(graph)
+    side_ids = {id(t) for t in side}
+    fetch = [*side, *[t for t in fetched if id(t) not in side_ids]]
+    outputs, values = concrete._run(inputs, fetch)
+    by_id = {id(t): v for t, v in zip(fetch, values, strict=True)}
+    extra_values = pair.extra_values(graph, inputs, [by_id[id(t)] for t in fetched])
+    recorded = [*outputs, *values[: len(side)]]
+    backward = backward_for_call(pair, recorded, extra_values, len(inputs))
+    tape_lib.record_operation(concrete._inference_name, inputs, recorded, backward)
+    return outputs
+
+
 def backward_for_call(pair: GradientPair, outputs: Sequence[Any], extra_values: Sequence[Any], num_inputs: int) -> Any:
     """The backward function of one eager call: output gradients -> input gradients, through ``pair.backward``."""
-    from modtensor.api import array_ops
 
     def backward(output_grads: list[Any]) -> list[Any]:
         seeds = []
         for i in pair.grad_outputs:
             g = output_grads[i]
-            seeds.append(array_ops.zeros_like(outputs[i]) if g is None else _densify(g))
+            seeds.append(_zeros_seed(outputs[i]) if g is None else _densify(g))
         if not pair.input_indices:
             return [None] * num_inputs
         results = pair.backward._call_with_inputs([*seeds, *extra_values])
@@ -190,74 +289,126 @@ def backward_for_call(pair: GradientPair, outputs: Sequence[Any], extra_values: 
 
 
 def _forward_graph_of(op: Any) -> FuncGraph:
+    """The FuncGraph of the function a call op calls: its trace, or (a function of a GraphDef or SavedModel) its
+    body imported from the library (once per op)."""
     name = op.get_attr("f").name
     graph = _FUNCTION_GRAPHS.get(name)
     if graph is None:
-        raise LookupError(
-            f"No gradient for the call of function '{name}' (node '{op.name}'): modtensor differentiates calls of "
-            "functions traced in this process (tf.function); this function came from a GraphDef or SavedModel."
-        )
+        graph = getattr(op, "_modtensor_function_graph", None)
+    if graph is None:
+        from modtensor.api.gradients.control_flow_grad import function_graph
+
+        try:
+            graph = function_graph(op.graph, name, [t.shape for t in op.inputs])
+        except LookupError:
+            raise LookupError(
+                f"No gradient for the call of function '{name}' (node '{op.name}'): the function is neither a "
+                "trace of this process nor in the graph's function library."
+            ) from None
+        op._modtensor_function_graph = graph
     return graph
 
 
-def _rewrite_forward_call(op: Any, forward: FuncGraph, pair: GradientPair) -> list[Any]:
-    """Make the call op ``op`` return the forward intermediates the backward function needs (once); return them."""
+def record_added_outputs(op: Operation, outputs: Sequence[SymbolicTensor]) -> None:
+    """Outputs a gradient rewrite added to ``op`` become outputs of the op as the tapes of this thread recorded it,
+    so an outer tape differentiating the gradient (second order inside ``tf.function``) follows them back to
+    ``op``. (The recorded op is extended in place: a backward pass in progress may hold it.)"""
+    added = [t for t in outputs if tape_lib.is_trainable_dtype(t.dtype)]
+    if not added:
+        return
+    for tape in tape_lib._thread.tapes:
+        recorded = None
+        for t in op.outputs:
+            candidate = tape.producer.get(id(t))
+            if candidate is not None and any(o is t for o in candidate.outputs):
+                recorded = candidate
+                break
+        if recorded is None or any(o is added[0] for o in recorded.outputs):
+            continue
+        recorded.outputs = (*recorded.outputs, *outputs)
+        for t in added:
+            tape.tensors[id(t)] = t
+            tape.producer[id(t)] = recorded
+
+
+def _pair_for_side_outputs(forward: FuncGraph, side: Sequence[SymbolicTensor]) -> GradientPair:
+    """The backward function of ``forward`` with respect to its outputs and ``side`` (intermediates a call op was
+    rewritten to return, whose gradients a second derivative brings), built once per set of side outputs."""
+    if not side:
+        return gradient_pair(forward)
+    key = tuple(id(t) for t in side)
+    with _LOCK:
+        pairs = forward.__dict__.setdefault("_modtensor_side_pairs", {})
+        pair = pairs.get(key)
+        if pair is None:
+            pair = pairs[key] = _build_gradient_pair(forward, [*forward.outputs, *side])
+    return pair
+
+
+def _ensure_call_outputs(op: Any, forward: FuncGraph, tensors: Sequence[SymbolicTensor]) -> dict[int, Any]:
+    """Make the call op ``op`` also return the forward intermediates ``tensors`` (rewriting it to call a
+    ``__forward_*`` function returning them, as TF's delayed rewrite); id(tensor) -> the op's output for it."""
+    from modtensor.framework import function_def_lib
     from modtensor.framework.protos import attr_value_pb2
 
-    done = getattr(op, "_modtensor_forward_extras", None)
-    if done is not None:
-        return done
-    fetched = pair.fetched_extras(forward)
+    returned: list[SymbolicTensor] = getattr(op, "_modtensor_call_outputs", [])
+    n = len(forward.outputs)
+    by_id = {id(t): op.outputs[n + k] for k, t in enumerate(returned)}
+    missing = []
+    for t in tensors:
+        if id(t) not in by_id and all(t is not m for m in missing):
+            missing.append(t)
+    if not missing:
+        return by_id
+    returned = [*returned, *missing]
     extended_name = f"__forward_{forward.name}_{next(_IDS)}"
-    original_outputs = list(forward.outputs)
-    from modtensor.framework import function_def_lib
-
     function_def = function_def_lib.graph_to_function_def(
-        forward,
-        extended_name,
-        forward.inputs,
-        [*original_outputs, *fetched],
-        control_outputs=forward.control_outputs,
+        forward, extended_name, forward.inputs, [*forward.outputs, *returned], control_outputs=forward.control_outputs
     )
     outer = op.graph
     for nested in forward._functions.values():
         outer._add_function(nested)
     outer._add_function(function_def)
     op._set_attr("f", attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=extended_name)))
-    tout = attr_value_pb2.AttrValue(
-        list=attr_value_pb2.AttrValue.ListValue(type=[t.dtype.as_datatype_enum for t in [*original_outputs, *fetched]])
-    )
-    op._set_attr("Tout", tout)
-    new_outputs = op._add_outputs([t.dtype for t in fetched], [t.shape for t in fetched])
-    by_fetched = {id(t): out for t, out in zip(fetched, new_outputs, strict=True)}
-    placeholder_index = {id(p): i for i, p in enumerate(forward.inputs)}
-    extras_outer = []
-    for extra in pair.extras:
-        if isinstance(extra, SymbolicTensor) and extra.graph is forward:
-            index = placeholder_index.get(id(extra))
-            extras_outer.append(op.inputs[index] if index is not None else by_fetched[id(extra)])
-        else:
-            extras_outer.append(extra)
-    op._modtensor_forward_extras = extras_outer
+    types = [t.dtype.as_datatype_enum for t in [*forward.outputs, *returned]]
+    op._set_attr("Tout", attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(type=types)))
+    added = op._add_outputs([t.dtype for t in missing], [t.shape for t in missing])
+    record_added_outputs(op, added)
+    op._modtensor_call_outputs = returned
     register_function_graph(extended_name, forward)
-    return extras_outer
+    by_id.update({id(t): out for t, out in zip(missing, added, strict=True)})
+    return by_id
 
 
 @RegisterGradient("PartitionedCall")
 @RegisterGradient("StatefulPartitionedCall")
 def _call_grad(op: Any, *grads: Any) -> list[Any]:
-    from modtensor.api import array_ops
     from modtensor.api.function import _call_in_graph
 
     forward = _forward_graph_of(op)
-    pair = gradient_pair(forward)
     num_inputs = len(op.inputs)
+    n = len(forward.outputs)
+    returned = list(getattr(op, "_modtensor_call_outputs", []))
+    grads = [*grads, *[None] * (n + len(returned) - len(grads))]
+    # Gradients reaching the intermediates a rewrite made the op return (a second derivative) need the backward
+    # function of the forward function with respect to those too.
+    side = returned if any(g is not None for g in grads[n : n + len(returned)]) else []
+    pair = _pair_for_side_outputs(forward, side)
     if not pair.input_indices:
         return [None] * num_inputs
-    extras = _rewrite_forward_call(op, forward, pair)
+    by_id = _ensure_call_outputs(op, forward, pair.fetched_extras(forward))
+    placeholder_index = {id(p): i for i, p in enumerate(forward.inputs)}
+    extras = []
+    for extra in pair.extras:
+        if isinstance(extra, SymbolicTensor) and extra.graph is forward:
+            index = placeholder_index.get(id(extra))
+            extras.append(op.inputs[index] if index is not None else by_id[id(extra)])
+        else:
+            extras.append(extra)
+    targets = [*op.outputs[:n], *op.outputs[n : n + len(side)]]
     seeds = []
     for i in pair.grad_outputs:
         g = grads[i]
-        seeds.append(array_ops.zeros_like(op.outputs[i]) if g is None else _densify(g))
+        seeds.append(_zeros_seed(targets[i]) if g is None else _densify(g))
     results = _call_in_graph(pair.backward, [*seeds, *extras], all_inputs=True)
     return pair.input_gradients(list(results), num_inputs)

@@ -667,6 +667,139 @@ class TensorListConcatListsKernel(_ListKernel):
         ctx.set_output(0, out)
 
 
+# ---------------------------------------------------------------------------------------------- variant arithmetic
+# Gradients of lists are lists: TF registers the TensorList (and Optional) forms of the variant ``ADD`` and
+# ``ZEROS_LIKE`` operations, which ``AddN`` and ``ZerosLike`` of a variant tensor dispatch to (gradient
+# aggregation, missing gradients of list outputs, while-loop gradients of TensorArrays).
+
+
+def _optional_type() -> type:
+    from modtensor.kernels.cpu.data.iterators import Optional
+
+    return Optional
+
+
+def _held(value: Any) -> Any:
+    """The object a 0-d variant element holds, else None."""
+    if isinstance(value, np.ndarray) and value.dtype == object and value.shape == ():
+        return value[()]
+    return None
+
+
+def _add_elements(kernel: _ListKernel, ctx: OpKernelContext, a: Any, b: Any) -> Any:
+    """TF's BinaryAddTensors: an uninitialized element adds as zeros; variant elements add recursively."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    held = _held(a)
+    if isinstance(held, (TensorList, _optional_type())):
+        result = np.empty((), dtype=object)
+        result[()] = _add_variants(kernel, ctx, held, _held(b))
+        return result
+    return kernel.on_device(ctx, np.asarray(kernel.to_host(ctx, a) + kernel.to_host(ctx, b)))
+
+
+def _add_variants(kernel: _ListKernel, ctx: OpKernelContext, a: Any, b: Any) -> Any:
+    """The variant ADD of two TensorLists (TF's TensorListBinaryAdd) or two Optionals (OptionalBinaryAdd)."""
+    optional = _optional_type()
+    if isinstance(a, optional) and isinstance(b, optional):
+        if a.values is None:
+            return b
+        if b.values is None:
+            return a
+        if len(a.values) != len(b.values):
+            raise _error("Input optionals must have the same number of components")
+        return optional([_add_elements(kernel, ctx, x, y) for x, y in zip(a.values, b.values, strict=True)])
+    if not isinstance(a, TensorList) or not isinstance(b, TensorList):
+        raise _error(
+            f"Trying to add two variants of different types or of a type without an ADD operation: {a!r} and {b!r}"
+        )
+    if a.element_dtype != b.element_dtype:
+        raise _error(
+            "Trying to add two lists of tensors of different dtypes. One is "
+            f"{a.element_dtype.name} and the other is {b.element_dtype.name}"
+        )
+    if not is_compatible(a.element_shape, b.element_shape):
+        raise _error(
+            "Trying to add two lists of tensors with incompatible element shapes. One is "
+            f"{shape_string(a.element_shape)} and the other is {shape_string(b.element_shape)}"
+        )
+    if len(a.tensors) != len(b.tensors):
+        raise _error(
+            f"Trying to add two lists of tensors with different lengths. One is {len(a.tensors)} and the other "
+            f"is {len(b.tensors)}"
+        )
+    tensors = [_add_elements(kernel, ctx, x, y) for x, y in zip(a.tensors, b.tensors, strict=True)]
+    return TensorList(a.element_dtype, _merge(a.element_shape, b.element_shape), tensors, a.max_num_elements)
+
+
+class VariantAddNKernel(_ListKernel):
+    """``AddN`` of variant tensors (TF's ``AddNOp<Variant>``: the variants' ADD, lists and optionals)."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        values = list(ctx.inputs)
+        for value in values:
+            if value.shape != ():
+                raise _error(
+                    "AddN of non-scalar Tensor with dtype=DT_VARIANT is not supported; "
+                    f"inputs[0].shape = {_shape_text(value.shape)}"
+                )
+        if len(values) == 1:
+            ctx.set_output(0, values[0])
+            return
+        total = values[0][()]
+        for value in values[1:]:
+            total = _add_variants(self, ctx, total, value[()])
+        out = np.empty((), dtype=object)
+        out[()] = total
+        ctx.set_output(0, out)
+
+
+def _zeros_like_element(kernel: _ListKernel, ctx: OpKernelContext, value: Any) -> Any:
+    if value is None:
+        return None
+    held = _held(value)
+    if isinstance(held, (TensorList, _optional_type())):
+        result = np.empty((), dtype=object)
+        result[()] = _zeros_like_variant(kernel, ctx, held)
+        return result
+    return kernel.on_device(ctx, np.zeros_like(kernel.to_host(ctx, value)))
+
+
+def _zeros_like_variant(kernel: _ListKernel, ctx: OpKernelContext, found: Any) -> Any:
+    """TF's TensorListZerosLike (elements zeros of each element's shape; uninitialized ones stay so) and
+    OptionalZerosLike."""
+    optional = _optional_type()
+    if isinstance(found, optional):
+        if found.values is None:
+            return found
+        return optional([_zeros_like_element(kernel, ctx, v) for v in found.values])
+    if not isinstance(found, TensorList):
+        raise _error(f"No unary variant unary_op function found for op ZEROS_LIKE Variant type_name: {found!r}")
+    tensors = [_zeros_like_element(kernel, ctx, t) for t in found.tensors]
+    return TensorList(found.element_dtype, found.element_shape, tensors, found.max_num_elements)
+
+
+class VariantZerosLikeKernel(_ListKernel):
+    """``ZerosLike`` of a scalar variant holding a TensorList or an Optional (TF's ``ZerosLikeOp<Variant>``)."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        value = ctx.inputs[0]
+        if value.shape != ():
+            raise _error("ZerosLike non-scalar Tensor with dtype=DT_VARIANT is not supported.")
+        out = np.empty((), dtype=object)
+        out[()] = _zeros_like_variant(self, ctx, value[()])
+        ctx.set_output(0, out)
+
+
+# op -> (kernel class, host-memory args on non-CPU devices); registered for T=variant only, beside the numeric kernels
+VARIANT_KERNELS: dict[str, tuple[type[OpKernel], tuple[str, ...]]] = {
+    "AddN": (VariantAddNKernel, ("inputs", "sum")),
+    "ZerosLike": (VariantZerosLikeKernel, ("x", "y")),
+}
+
+
 # ---------------------------------------------------------------------------------------------- registration
 
 # op -> (kernel class, host-memory args on non-CPU devices: lists, indices, shapes, sizes)
@@ -703,4 +836,15 @@ def register_list_kernels(registry: KernelRegistry, source: str) -> list[KernelR
     for op, (cls, host_memory) in LIST_KERNELS.items():
         regs.append(registry.register(op, "CPU", cls, source=source))
         regs.append(registry.register(op, "DEFAULT", cls, host_memory=host_memory, source=source))
+    # The variant forms of AddN and ZerosLike count as list kernels (their own source: the numeric kernels of
+    # these ops stay the only ones of the CPU kernel library).
+    for op, (cls, host_memory) in VARIANT_KERNELS.items():
+        constraints = {"T": [dtypes.variant]}
+        variant_source = f"{source}.list_kernels"
+        regs.append(registry.register(op, "CPU", cls, constraints=constraints, source=variant_source))
+        regs.append(
+            registry.register(
+                op, "DEFAULT", cls, constraints=constraints, host_memory=host_memory, source=variant_source
+            )
+        )
     return regs
