@@ -13,10 +13,12 @@ from modtensor.api.linalg_ops import (
     inv,
     norm,
     qr,
+    set_diag,
     solve,
     svd,
     tensordot,
     trace,
+    triangular_solve,
 )
 from modtensor.api.math_ops import matmul
 
@@ -34,8 +36,10 @@ __all__ = [
     "matmul",
     "norm",
     "qr",
+    "set_diag",
     "solve",
     "svd",
     "tensordot",
     "trace",
+    "triangular_solve",
 ]

@@ -347,6 +347,26 @@ def diag_part(
                     align=align)  # fmt: skip
 
 
+def set_diag(
+    input: Any,  # noqa: A002
+    diagonal: Any,
+    name: str = "set_diag",
+    k: Any = 0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
+    """Each inner matrix of ``input`` with its diagonals ``k`` replaced by ``diagonal`` (``MatrixSetDiagV3``)."""
+    return apply_op("MatrixSetDiagV3", name=name, input=input, diagonal=diagonal, k=k, align=align)
+
+
+def triangular_solve(
+    matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False, name: str | None = None
+) -> Tensor:
+    """X with ``T @ X = rhs`` (``T^H`` with ``adjoint``), T the lower (``lower``) or upper triangle of each inner
+    ``matrix``; batch dims broadcast (``MatrixTriangularSolve``)."""
+    with op_scope(name, "triangular_solve", [matrix, rhs]):
+        return apply_op("MatrixTriangularSolve", matrix=matrix, rhs=rhs, lower=lower, adjoint=adjoint)
+
+
 def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Each inner matrix with the elements outside the band zeroed (``MatrixBandPart``; -1 keeps a whole side)."""
     return apply_op("MatrixBandPart", name=name, input=input, num_lower=num_lower, num_upper=num_upper)

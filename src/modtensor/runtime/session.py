@@ -30,7 +30,27 @@ from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.graph_execution import CompiledGraph, ExecutionOptions, compile_graph
 from modtensor.runtime.resource_mgr import ResourceMgr, session_resources
 
-__all__ = ["DeviceAttributes", "Session", "get_default_session"]
+__all__ = ["DeviceAttributes", "Session", "get_default_session", "register_session_run_conversion_functions"]
+
+# (type, fetch_fn, feed_fn) of the composite values ``run`` takes apart (TF's ``_REGISTERED_EXPANSIONS``):
+# fetch_fn(value) -> (component tensors, build(component values) -> result); feed_fn(key, value) -> [(tensor, v)].
+_EXPANSIONS: list[tuple[type, Any, Any]] = []
+
+
+def register_session_run_conversion_functions(
+    tensor_type: type, fetch_function: Any, feed_function: Any = None, feed_function_for_partial_run: Any = None
+) -> None:
+    """Let ``Session.run`` fetch (and feed) values of ``tensor_type`` by their component tensors (TF's function).
+
+    ``fetch_function(value)`` returns the component tensors and a function building the fetched
+    result from their values; ``feed_function(key, feed_value)`` returns (tensor, value) pairs.
+    ``api.indexed_slices`` registers IndexedSlices (fetched as an ``IndexedSlicesValue``).
+    """
+    del feed_function_for_partial_run  # partial runs are not implemented
+    for entry in _EXPANSIONS:
+        if issubclass(tensor_type, entry[0]):
+            raise ValueError(f"{tensor_type} has already been registered so ignore it.")
+    _EXPANSIONS.insert(0, (tensor_type, fetch_function, feed_function))
 
 
 class DeviceAttributes:
@@ -224,9 +244,7 @@ class Session:
                 outputs.append(value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value)
         return structure.build(outputs)
 
-    def _run_step(
-        self, compiled: CompiledGraph, feeds: list[Any], step_stats: Any, timeout: float | None
-    ) -> list[Any]:
+    def _run_step(self, compiled: CompiledGraph, feeds: list[Any], step_stats: Any, timeout: float | None) -> list[Any]:
         """One step, cancelled by ``close`` from another thread and after ``timeout`` seconds."""
         with self._lock:
             if self._closed:
@@ -277,7 +295,11 @@ class Session:
     def _feeds(self, feed_dict: Mapping[Any, Any]) -> dict[str, np.ndarray]:
         """Feed values by tensor name, converted to the tensor's dtype and checked against its static shape."""
         feeds: dict[str, np.ndarray] = {}
+        pairs: list[tuple[Any, Any]] = []
         for key, value in feed_dict.items():
+            expansion = next((e for e in _EXPANSIONS if isinstance(key, e[0]) and e[2] is not None), None)
+            pairs.extend(expansion[2](key, value) if expansion is not None else [(key, value)])
+        for key, value in pairs:
             try:
                 tensor = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
             except Exception as exc:
@@ -349,6 +371,10 @@ class _FetchStructure:
             raise TypeError(f'Argument `fetch` = {fetch} has invalid type "{type(fetch).__name__}". Cannot be None')
         if isinstance(fetch, (list, tuple)):
             return ("seq", type(fetch), [self._parse(f) for f in fetch])
+        for fetch_type, fetch_function, _ in _EXPANSIONS:
+            if isinstance(fetch, fetch_type):
+                components, build = fetch_function(fetch)
+                return ("expand", build, [self._parse(c) for c in components])
         if isinstance(fetch, Mapping):
             if isinstance(fetch, collections.defaultdict):
                 ctor: Any = functools.partial(collections.defaultdict, fetch.default_factory)
@@ -380,6 +406,8 @@ class _FetchStructure:
         if isinstance(tree, int):
             return values[tree]
         kind, ctor, items = tree
+        if kind == "expand":
+            return ctor([self._build(sub, values) for sub in items])
         if kind == "map":
             result = ctor()
             for key, sub in items:

@@ -1,6 +1,7 @@
 """Gradients of resource-variable reads: a read passes its gradient to the variable's handle.
 
-``ReadVariableOp`` -> the gradient itself; ``ResourceGather`` -> ``IndexedSlices`` rows of the
+``ReadVariableOp`` -> the gradient itself; ``ResourceGather`` (and ``ResourceGatherNd`` of whole rows) ->
+``IndexedSlices`` rows of the
 variable (TensorFlow's ``_GatherGrad`` for resources). Updates and handles are not differentiable.
 """
 
@@ -36,3 +37,13 @@ def _resource_gather_grad(op: Any, grad: Any) -> list[Any]:
     values = array_ops.reshape(grad, values_shape)
     indices = array_ops.reshape(indices, size)
     return [IndexedSlices(values, indices, variable_shape), None]
+
+
+@RegisterGradient("ResourceGatherNd")
+def _resource_gather_nd_grad(op: Any, grad: Any) -> list[Any]:
+    """GatherNd's gradient for a variable: ``IndexedSlices`` rows for ``[N, 1]`` indices, else a ``ScatterNd``."""
+    from modtensor.api.gradients.array_grad import _gather_nd_grad_of
+
+    handle, indices = op.inputs
+    variable_shape = apply_op("VariableShape", input=handle, out_type=indices.dtype)
+    return [_gather_nd_grad_of(grad, indices, variable_shape), None]
