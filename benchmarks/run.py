@@ -34,6 +34,7 @@ BENCHMARKS = [
     "grappler_scaling",
     "data_pipeline",
     "checkpoint_io",
+    "training",
 ]
 
 
@@ -80,7 +81,9 @@ def format_table(rows: list[Row], tensorflow_installed: bool) -> str:
         "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
-        tf_time = _time(row.tensorflow_s, row.per) if tensorflow_installed else "not installed"
+        # A benchmark may time TensorFlow in its worker process (tf_worker.py) when this one cannot import it.
+        installed = tensorflow_installed or row.tensorflow_s is not None
+        tf_time = _time(row.tensorflow_s, row.per) if installed else "not installed"
         lines.append(
             f"| {row.benchmark} | {row.case} | {_time(row.modtensor_s, row.per)} | {_time(row.numpy_s, row.per)} | "
             f"{tf_time} | {_ratio(row.modtensor_s, row.numpy_s)} | {_ratio(row.modtensor_s, row.tensorflow_s)} | "

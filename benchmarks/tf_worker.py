@@ -7,6 +7,12 @@ Reads one JSON request per line on stdin and answers one JSON line on stdout:
 - ``{"op": "feed", "name": N, "batch": B, "feeds": {tensor: npy path}}``: remember the feeds;
 - ``{"op": "time", "name": N, "batch": B, "number": K}``: run the session K times, answer the
   seconds per call;
+- ``{"op": "train", "name": N, "sizes": [F, H, C], "batch": B, "mode": M}``: build the training
+  example's step (``examples/train_mlp.py`` run with ``import tensorflow as tf``, by
+  ``training.py``) for that MLP and batch (``mode`` ``eager`` or ``function``), run it once and
+  answer that first step's loss;
+- ``{"op": "time_step", "name": N, "number": K}``: run that train step K times, answer the
+  seconds per step;
 - ``{"op": "quit"}``.
 
 modtensor never imports TensorFlow: the benchmark talks to this process instead, so both
@@ -33,8 +39,18 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _train_step(request: dict) -> tuple:
+    """The example's train step with TensorFlow (built by benchmarks/training.py): ``(step, first loss)``."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from training import load_example, make_step
+
+    step = make_step(load_example("tensorflow"), tuple(request["sizes"]), request["batch"], request["mode"])
+    return step, float(step())
+
+
 def main() -> None:
     sessions: dict[str, tuple[tf.compat.v1.Session, list[str]]] = {}
+    steps: dict[str, object] = {}
     feeds: dict[tuple[str, int], dict[str, np.ndarray]] = {}
     out = sys.stdout
     for line in sys.stdin:
@@ -62,6 +78,18 @@ def main() -> None:
             start, cpu = time.perf_counter(), _cpu_seconds()
             for _ in range(request["number"]):
                 session.run(outputs, feed_dict=feed)
+            answer = {
+                "seconds": (time.perf_counter() - start) / request["number"],
+                "cpu_seconds": (_cpu_seconds() - cpu) / request["number"],
+            }
+        elif op == "train":
+            steps[request["name"]], loss = _train_step(request)
+            answer = {"ok": True, "loss": loss, "version": tf.__version__}
+        elif op == "time_step":
+            step = steps[request["name"]]
+            start, cpu = time.perf_counter(), _cpu_seconds()
+            for _ in range(request["number"]):
+                step()  # type: ignore[operator]
             answer = {
                 "seconds": (time.perf_counter() - start) / request["number"],
                 "cpu_seconds": (_cpu_seconds() - cpu) / request["number"],

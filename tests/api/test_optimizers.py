@@ -89,8 +89,8 @@ def test_optimizer_arguments_and_errors_follow_keras() -> None:
     v = tf.Variable([1.0, 2.0])
     with pytest.raises(ValueError, match="No gradients provided for any variable"):
         opt.apply_gradients([(None, v)])
-    with pytest.raises(NotImplementedError, match="GradientTape"):
-        opt.minimize(lambda: v * v, [v])
+    with pytest.raises(ValueError, match="`tape` is required when a `Tensor` loss is passed"):
+        opt.minimize(v * v, [v])
     assert opt.learning_rate.numpy() == np.float32(0.1)
     opt.learning_rate = 0.5
     assert opt.learning_rate.numpy() == np.float32(0.5)
@@ -161,9 +161,11 @@ def test_v1_train_optimizer_sequence_eagerly(case: dict) -> None:
             np.testing.assert_allclose(got.numpy(), array(want), rtol=1e-6, atol=1e-7, err_msg=f"step {i + 1}")
 
 
-def test_v1_minimize_says_what_is_missing() -> None:
-    with pytest.raises(NotImplementedError, match="GradientDescentOptimizer.minimize needs gradients"):
-        tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(None)
+def test_v1_minimize_eagerly_needs_a_callable_loss() -> None:
+    with pytest.raises(RuntimeError, match="should be a function when eager execution is enabled"):
+        tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(tf.constant(1.0))
+    with pytest.raises(ValueError, match="No variables provided"):
+        tf.compat.v1.train.GradientDescentOptimizer(0.1).apply_gradients([])
 
 
 def test_v1_global_step_counts_applications() -> None:

@@ -275,9 +275,19 @@ def gather(
     if value is None or value.size != 1 or int(value.reshape(-1)[0]) != 0:
         return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis, batch_dims=batch_dims)
     sparse_read = getattr(params, "sparse_read", None)
-    if sparse_read is not None:  # TF: a variable gathers its rows itself (ResourceGather; IndexedSlices gradient)
-        return sparse_read(indices, name=name)
+    if sparse_read is not None and _gathers_on_its_device(params):
+        return sparse_read(indices, name=name)  # TF: a variable gathers its rows (ResourceGather; sparse gradient)
     return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis)
+
+
+def _gathers_on_its_device(variable: Any) -> bool:
+    """Whether the variable's device has ``ResourceGather`` (else ``tf.gather`` reads the value and gathers from it,
+    soft-placed, where TF would fail)."""
+    from modtensor.api import device_kernels
+
+    device = getattr(variable, "device", "")
+    dtype = getattr(variable, "dtype", None)
+    return dtype is None or device_kernels.has_kernel("ResourceGather", device or "", dtype, "dtype")
 
 
 def one_hot(

@@ -23,7 +23,7 @@ from modtensor.api.dispatch import apply_op
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
 from modtensor.framework.graph import SymbolicTensor
-from modtensor.framework.tensor import Tensor
+from modtensor.framework.tensor import Tensor, tensor_like
 from modtensor.runtime import context as runtime_context
 from modtensor.runtime import eager
 from modtensor.runtime.eager import EagerTensor
@@ -64,6 +64,8 @@ def _graph_for(values: tuple[Any, ...]) -> graph_lib.Graph:
 def _convert(value: Any, dtype: dtypes.DType | None = None, hint: dtypes.DType | None = None, name: str = "x") -> Any:
     """TF's ``ops.convert_to_tensor(value, dtype, dtype_hint=hint, name=name)`` in the current mode."""
     if _executing_eagerly():
+        if not isinstance(value, Tensor) and getattr(type(value), "__tf_tensor__", None) is not None:
+            value = tensor_like(value, dtype)  # a variable: its read (recorded on a tape), as convert_to_tensor
         if isinstance(value, Tensor):
             if isinstance(value, EagerTensor):
                 return eager.convert_to_eager_tensor(value, dtype)
