@@ -1202,14 +1202,15 @@ def _prepare(
     return entry
 
 
-# Inputs of at most this many elements run on the op's numpy kernel when the chosen CPU kernel is a
-# native one: its C-API call (~6 us through the bridge) costs more than the work (numpy's ~1.5 us on scalars).
+# Inputs of at most this many elements run on the op's numpy kernel when the chosen CPU kernel is the built-in
+# native library's: its C-API call (~6 us through the bridge) costs more than the work (numpy's ~1.5 us on
+# scalars). A plugin's kernel always serves its calls.
 SMALL_INPUT_ELEMENTS = 4096
 
 
 def _add_small_fallback(entry: _Entry, node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device: Device) -> None:
     """Give ``entry`` the op's numpy kernel for small inputs when a native kernel was chosen."""
-    from modtensor.runtime.kernel_registry import global_kernel_registry
+    from modtensor.runtime.kernel_registry import global_kernel_registry, prefers_function_kernels_for_small_inputs
     from modtensor.runtime.op_kernel import FunctionKernel, construct_kernel
 
     if type(entry.kernel) is FunctionKernel:
@@ -1220,6 +1221,8 @@ def _add_small_fallback(entry: _Entry, node: node_def_pb2.NodeDef, op_def: op_de
     node_def_lib.add_default_attrs(full, op_def)
     try:
         chosen = registry.find_kernel(full, op_def, device.device_type)
+        if not prefers_function_kernels_for_small_inputs(chosen.source):
+            return  # a plugin's kernel was chosen: it serves every call
         fallbacks = registry.lower_priority_matches(full, op_def, device.device_type, chosen)
     except errors.OpError:
         return

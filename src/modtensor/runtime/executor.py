@@ -71,6 +71,7 @@ _CALL1, _CALL2, _CALLN, _CONTEXT, _SEND, _RECV, _ASYNC = 0, 1, 2, 3, 4, 5, 6
 # (Enter, Exit, NextIteration, LoopCond, Identity), Switch, Merge.
 _FORWARD, _SWITCH, _MERGE = 7, 8, 9
 _LOOP = 10  # a compiled while loop (runtime/compiled_loop.py)
+_UNMEASURED = frozenset([_RECV, _ASYNC, _FORWARD])  # kinds the cost model never times (no kernel call here)
 
 _PLUMBING_KINDS: dict[type, int] = {
     control_flow_kernels.ForwardKernel: _FORWARD,
@@ -89,6 +90,9 @@ _CHEAP_OPS = frozenset(
 )  # fmt: skip
 # Kernels measured faster than this run inline from then on (seconds; TF's cost-model threshold is similar).
 _EXPENSIVE_SECONDS = 50e-6
+# Runs whose kernel time teaches the cost model (after them a step stops measuring, and a partition whose
+# kernels all proved cheap stops using the pool: handing a node to another thread costs tens of microseconds).
+_COST_SAMPLES = 3
 
 
 class StepContext:
@@ -161,6 +165,7 @@ class _NodeItem:
     __slots__ = (
         "call",
         "cost",
+        "cost_samples",
         "control_out",
         "expected",
         "frame",
@@ -216,8 +221,10 @@ class _NodeItem:
         self.edges: tuple[tuple[_NodeItem, int, int, int], ...] = ()
         self.ctrl: tuple[tuple[_NodeItem, int], ...] = ()
         self.frame = ""
-        # Seconds per call (exponential average); None until measured. Cheap op types start cheap.
+        # CPU seconds per call (exponential average of the first _COST_SAMPLES runs); None until measured. Cheap op
+        # types start cheap and are never measured.
         self.cost: float | None = 0.0 if op in _CHEAP_OPS else None
+        self.cost_samples = _COST_SAMPLES if op in _CHEAP_OPS else 0
 
 
 class _FrameInfo:
@@ -595,11 +602,19 @@ class Executor:
         return len(self._items)
 
     def _has_parallel_work(self) -> bool:
-        """True when two expensive nodes could run at once (neither depends on the other): then a pool helps."""
-        if self._parallel is None:
-            expensive = [item.id for item in self._items if item.cost is None and item.kind != _RECV]
-            self._parallel = len(expensive) >= 2 and _independent_pair(self._items, self._inputs, set(expensive))
-        return self._parallel
+        """True when two expensive nodes could run at once (neither depends on the other): then a pool helps.
+
+        Until every node's cost is learned (its first runs, measured in CPU time), unmeasured nodes count as
+        expensive; then the answer is fixed from the measured costs.
+        """
+        if self._parallel is not None:
+            return self._parallel
+        candidates = [item for item in self._items if item.kind != _RECV and _is_expensive(item)]
+        expensive = {item.id for item in candidates}
+        parallel = len(expensive) >= 2 and _independent_pair(self._items, self._inputs, expensive)
+        if not parallel or all(item.cost_samples >= _COST_SAMPLES or item.kind in _UNMEASURED for item in candidates):
+            self._parallel = parallel  # learned (or no two candidates can overlap): decided for good
+        return parallel
 
     def _error(self, item: _NodeItem, exc: BaseException, where: str = "") -> errors.OpError:
         """``exc`` as an OpError of the same class naming the node, its op, device and loop iteration (TF's tag)."""
@@ -1026,10 +1041,12 @@ class _DataflowRun:
                 start = item.input_start
                 inputs = slots[start : start + n]
                 slots[start : start + n] = [None] * n
-                measure = stats is not None or (pool is not None and item.cost is None)
+                learn = pool is not None and item.cost_samples < _COST_SAMPLES
+                measure = stats is not None or learn
                 if measure:
                     t0 = time.perf_counter_ns()
                     wall = time.time_ns()
+                    cpu0 = time.thread_time_ns()
                 try:
                     if kind <= _CALLN:
                         out = item.call(*inputs)  # type: ignore[misc]
@@ -1069,7 +1086,9 @@ class _DataflowRun:
                     continue
                 if measure:
                     t1 = time.perf_counter_ns()
-                    _learn_cost(item, (t1 - t0) * 1e-9)
+                    if learn:
+                        # CPU time of this thread: a pool thread's wait for the GIL is not the kernel's cost.
+                        _learn_cost(item, (time.thread_time_ns() - cpu0) * 1e-9)
                     if stats is not None:
                         self._record(item, outputs, wall, t0, t1)
             if item.frame_plain:
@@ -1522,9 +1541,10 @@ def _is_expensive(item: _NodeItem) -> bool:
 
 
 def _learn_cost(item: _NodeItem, seconds: float) -> None:
-    """Keep an exponential average of the kernel's time, so cheap kernels stop going to the pool."""
+    """Keep an average of the kernel's first runs' CPU time, so cheap kernels stop going to the pool."""
     cost = item.cost
-    item.cost = seconds if cost is None else 0.8 * cost + 0.2 * seconds
+    item.cost = seconds if cost is None else 0.5 * cost + 0.5 * seconds
+    item.cost_samples += 1
 
 
 def _independent_pair(items: list[_NodeItem], inputs: list[list[tuple[int, int]]], candidates: set[int]) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -60,6 +61,8 @@ from modtensor.runtime.rendezvous import LocalRendezvous, copy_tensor
 __all__ = ["CompiledGraph", "ExecutionOptions", "compile_graph", "host_evaluator", "normalize_tensor_name"]
 
 _STEP_IDS = itertools.count(1)
+# Steps timed each way before a straight-line partition picks the inter-op pool or inline (CompiledGraph._use_pool).
+_POOL_TRIALS = 3
 
 
 @dataclass
@@ -230,6 +233,10 @@ class CompiledGraph:
         self.optimization: Any = None  # the graph optimizer's OptimizationResult (per-pass statistics), if it ran
         self._executors = executors
         self._client = client
+        # Step wall times (seconds) of a straight-line partition with independent expensive nodes, run on the
+        # inter-op pool and inline, until one way is chosen (``_pool_choice``): see ``_use_pool``.
+        self._pool_trials: dict[bool, list[float]] = {True: [], False: []}
+        self._pool_choice: bool | None = None
         # (feed index, rendezvous key, numpy dtype or None, device the value is on) of each feed this signature reads.
         self._feeds = [
             (i, key, dtype if pruned.feed_devices[i].is_host else None, pruned.feed_devices[i])
@@ -298,6 +305,12 @@ class CompiledGraph:
         deadline = _Deadline(cancellation, timeout) if timeout is not None else None
         try:
             single = executors[0] if len(executors) == 1 and not executors[0].dataflow else None
+            trial = None
+            if single is not None and pool is not None and single._has_parallel_work():
+                trial = self._use_pool(single)
+                if not trial:
+                    pool = None
+            started = time.perf_counter() if trial is not None else 0.0
             if single is not None and (pool is None or not single._has_parallel_work()):
                 # The fast path: one straight-line partition, run on this thread.
                 stats = None if step_stats is None else step_stats.dev_stats.add(device=executors[0].device.name)
@@ -307,6 +320,8 @@ class CompiledGraph:
                     raise errors.InternalError(None, None, f"Fetch {run.waiting_on} was not produced")
             else:
                 self._run_partitions(rendezvous, step_id, step_stats, pool, cancellation)
+            if trial is not None and self._pool_choice is None:
+                self._record_pool_trial(trial, time.perf_counter() - started)
         except errors.CancelledError as exc:
             if deadline is not None and deadline.expired:
                 raise errors.DeadlineExceededError(
@@ -317,6 +332,30 @@ class CompiledGraph:
             if deadline is not None:
                 deadline.stop()
         return self._take_fetches(rendezvous, feed_values, placed)
+
+    def _use_pool(self, single: Executor) -> bool:
+        """Whether this step of a straight-line partition with independent expensive nodes uses the inter-op pool.
+
+        While the executor still learns its nodes' costs it does. Then steps alternate between the pool and
+        inline, _POOL_TRIALS of each, and the faster way (median wall time; the pool must win by 10%) is kept:
+        handing nodes to another thread costs GIL handoffs, and kernels that already use every core (the native
+        library's intra-op threads) gain nothing from running side by side, so which is faster depends on the
+        graph and the machine.
+        """
+        if self._pool_choice is not None:
+            return self._pool_choice
+        if single._parallel is None:
+            return True  # still learning costs (measured on pool runs)
+        trials = self._pool_trials
+        return len(trials[True]) < len(trials[False])
+
+    def _record_pool_trial(self, pooled: bool, seconds: float) -> None:
+        trials = self._pool_trials
+        trials[pooled].append(seconds)
+        if len(trials[True]) >= _POOL_TRIALS and len(trials[False]) >= _POOL_TRIALS:
+            pooled_time = sorted(trials[True])[_POOL_TRIALS // 2]
+            inline_time = sorted(trials[False])[_POOL_TRIALS // 2]
+            self._pool_choice = pooled_time < 0.9 * inline_time
 
     def _run_partitions(
         self,

@@ -416,6 +416,21 @@ def _ensure_builtin_kernels() -> None:
         hook()
 
 
+# Kernel sources whose kernels hand small eager inputs to a lower-priority function kernel of the same op (the
+# built-in native CPU library: its C-API call costs more than the work on a few elements). See runtime/eager.py.
+_SMALL_INPUT_FALLBACK_SOURCES: set[str] = set()
+
+
+def prefer_function_kernels_for_small_inputs(source: str) -> None:
+    """Let eager calls with small inputs run the op's lower-priority function kernel instead of ``source``'s."""
+    _SMALL_INPUT_FALLBACK_SOURCES.add(source)
+
+
+def prefers_function_kernels_for_small_inputs(source: str) -> bool:
+    """Whether kernels of ``source`` hand small eager inputs to a function kernel (see above)."""
+    return source in _SMALL_INPUT_FALLBACK_SOURCES
+
+
 def add_kernel_change_listener(listener: Callable[[str], Any]) -> None:
     """Call ``listener(op)`` whenever a kernel of ``op`` is registered in or removed from the global registry.
 
