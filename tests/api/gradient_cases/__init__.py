@@ -20,4 +20,4 @@ Each module defines ``CASES: dict[str, dict]``, plain data shared by the TF gene
 - ``rtol``/``atol`` (optional): tolerances against TF's numbers (default 1e-5 / 1e-6; float64 1e-10).
 """
 
-FAMILIES = ("core", "math", "nn", "image", "array", "linalg", "control_flow", "functions", "variables")
+FAMILIES = ("core", "math", "nn", "image", "array", "linalg", "control_flow", "functions")

@@ -1,3 +1,0 @@
-"""Gradient cases: variables (format: tests/api/gradient_cases/__init__.py)."""
-
-CASES: dict[str, dict] = {}
