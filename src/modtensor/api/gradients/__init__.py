@@ -20,6 +20,7 @@ _MODULES = (
     "list_grad",
     "math_grad",
     "nn_grad",
+    "no_gradient_ops",
     "resource_variable_grad",
 )
 
