@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from modtensor.framework import tape as tape_lib
 
-__all__ = ["GradientNode", "aggregate", "backward"]
+__all__ = ["GradientNode", "GraphOpNode", "aggregate", "backward", "densify", "graph_gradients", "ops_between"]
 
 # Ops whose gradient function may give them more inputs than a tape recorded (control_flow_grad's rewrites).
 _GROWING_OPS = frozenset(["While", "StatelessWhile"])
@@ -148,3 +148,71 @@ def backward(
                 if pending[key] == 0:
                     ready.append(p)
     return [aggregate(grads.get(id(s), [])) for s in sources]
+
+
+# ============================================================================ differentiating a graph's ops
+
+
+class GraphOpNode:
+    """A graph Operation as the backward pass sees it; its backward function is the op's registered gradient
+    (``framework.tape.op_backward``) unless another is given (``tf.gradients`` scopes its own)."""
+
+    __slots__ = ("_backward", "accepts_none", "inputs", "op", "op_type", "outputs")
+
+    def __init__(self, op: Any, backward: Callable[[list[Any]], Sequence[Any]] | None = None):
+        self.op = op
+        self.op_type = op.type
+        self.inputs = op.inputs
+        self.outputs = op.outputs
+        self.accepts_none = tape_lib._ACCEPTS_NONE.get(op.type, frozenset())
+        self._backward = backward if backward is not None else tape_lib.op_backward(op)
+
+    def backward(self, output_grads: list[Any]) -> Sequence[Any]:
+        return self._backward(output_grads)
+
+
+def ops_between(graph: Any, sources: Sequence[Any]) -> set[Any]:
+    """The ops of ``graph`` downstream of ``sources`` through values a gradient can flow through (TF's
+    _IsBackpropagatable): an int input (a loop's iteration limit) does not make the ops it feeds differentiable."""
+    seen: set[Any] = set()
+    trainable = tape_lib.is_trainable_dtype
+    stack = [c for s in sources if trainable(s.dtype) for c in s.consumers() if c.graph is graph]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for out in op.outputs:
+            if trainable(out.dtype):
+                stack.extend(c for c in out.consumers() if c.graph is graph)
+    return seen
+
+
+def graph_gradients(graph: Any, ys: Sequence[Any], seeds: Sequence[Any], xs: Sequence[Any], where: str) -> list[Any]:
+    """Gradients of ``graph``'s tensors ``ys`` (seeded with ``seeds``) with respect to its tensors ``xs``, the
+    gradient ops built in the default graph (a backward function's graph): the ops between them run their
+    gradient functions, placeholders are leaves. ``where`` names the graph in error notes."""
+    from modtensor.framework.graph import SymbolicTensor
+
+    between = ops_between(graph, xs)
+    nodes: dict[Any, GraphOpNode] = {}
+
+    def producer(t: Any) -> GraphOpNode | None:
+        if not isinstance(t, SymbolicTensor) or t.op not in between or t.op.type == "Placeholder":
+            return None
+        node = nodes.get(t.op)
+        if node is None:
+            node = nodes[t.op] = GraphOpNode(t.op)
+        return node
+
+    return backward(
+        list(ys), list(seeds), list(xs), producer, describe=lambda n: f"op '{n.op.name}' ({n.op_type}) of {where}"
+    )
+
+
+def densify(grad: Any) -> Any:
+    """``grad`` as a dense tensor (an IndexedSlices summed into zeros; a function's or branch's output must be one)."""
+    from modtensor.api.op_scope import convert_to_tensor
+
+    slices_type = _indexed_slices_type()
+    return convert_to_tensor(grad.to_dense() if isinstance(grad, slices_type) else grad)

@@ -9,6 +9,7 @@ contributions to one tensor are summed with ``AddN``. Used in v1 graphs and insi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,20 +28,11 @@ __all__ = ["gradients", "gradients_v2", "hessians"]
 _V1_CONTROL_FLOW = frozenset(["Switch", "Merge", "Enter", "Exit", "NextIteration", "RefSwitch", "RefMerge", "RefEnter"])
 
 
-class _GraphNode:
-    """A graph op as the backward pass sees it; its gradient ops go under ``<op name>_grad/``."""
+def _scoped_backward(op: Operation) -> Any:
+    """``op``'s gradient function under ``<op name>_grad/`` (on the op's device when it has one), as tf.gradients
+    names them."""
 
-    __slots__ = ("accepts_none", "inputs", "op", "op_type", "outputs")
-
-    def __init__(self, op: Operation):
-        self.op = op
-        self.op_type = op.type
-        self.inputs = op.inputs
-        self.outputs = op.outputs
-        self.accepts_none = tape_lib._ACCEPTS_NONE.get(op.type, frozenset())
-
-    def backward(self, output_grads: list[Any]) -> list[Any]:
-        op = self.op
+    def backward(output_grads: list[Any]) -> list[Any]:
         override = op._get_attr_value("_gradient_op_type")
         fn = gradient_registry.gradient_function_for(
             op.name, op.type, override.s.decode() if override is not None and override.s else None
@@ -49,13 +41,11 @@ class _GraphNode:
             return [None] * len(op.inputs)
         graph = graph_lib.get_default_graph()
         device = op.device
-        with graph.name_scope(op.name + "_grad"):
-            if device:
-                with graph.device(device):
-                    result = fn(op, *output_grads)
-            else:
-                result = fn(op, *output_grads)
+        with graph.name_scope(op.name + "_grad"), graph.device(device) if device else contextlib.nullcontext():
+            result = fn(op, *output_grads)
         return tape_lib.normalize_gradients(result, len(op.inputs), op)
+
+    return backward
 
 
 def _as_graph_tensors(values: Sequence[Any], graph: graph_lib.Graph, what: str) -> list[Any]:
@@ -76,20 +66,6 @@ def _as_graph_tensors(values: Sequence[Any], graph: graph_lib.Graph, what: str) 
             raise ValueError(f"{what} tensor {value.name} is not an element of this graph.")
         out.append(convert_to_tensor(value))
     return out
-
-
-def _ops_reachable_from(xs: Sequence[SymbolicTensor]) -> set[Operation]:
-    """The ops downstream of ``xs`` (through data edges)."""
-    seen: set[Operation] = set()
-    stack = [consumer for x in xs for consumer in x.consumers()]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        for out in op.outputs:
-            stack.extend(out.consumers())
-    return seen
 
 
 def gradients(
@@ -127,10 +103,10 @@ def gradients(
         if len(grads_given) != len(ys_t):
             raise ValueError(f"Passed {len(grads_given)} grad_ys for {len(ys_t)} ys")
         seeds = _seeds(ys_t, grads_given)
-        between = _ops_reachable_from(xs_t)
-        nodes: dict[Operation, _GraphNode] = {}
+        between = gradient_engine.ops_between(graph, xs_t)
+        nodes: dict[Operation, gradient_engine.GraphOpNode] = {}
 
-        def producer(t: Any) -> _GraphNode | None:
+        def producer(t: Any) -> gradient_engine.GraphOpNode | None:
             if id(t) in stops or not isinstance(t, SymbolicTensor):
                 return None
             op = t.op
@@ -143,7 +119,7 @@ def gradients(
                         f"Gradients through the v1 control-flow op '{op.name}' ({op.type}) are not supported: build "
                         "the loop or cond with control flow v2 (the default; compat.v1.enable_control_flow_v2())."
                     )
-                node = nodes[op] = _GraphNode(op)
+                node = nodes[op] = gradient_engine.GraphOpNode(op, _scoped_backward(op))
             return node
 
         grads = gradient_engine.backward(

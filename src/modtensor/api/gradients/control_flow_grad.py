@@ -171,69 +171,13 @@ def while_graphs(op: Any) -> tuple[FuncGraph, FuncGraph]:
 # ============================================================================ shared helpers
 
 
-class _ForwardOpNode:
-    """An op of a forward FuncGraph as the backward pass over that graph sees it (its registered gradient)."""
-
-    __slots__ = ("accepts_none", "inputs", "op", "op_type", "outputs")
-
-    def __init__(self, op: Operation):
-        self.op = op
-        self.op_type = op.type
-        self.inputs = op.inputs
-        self.outputs = op.outputs
-        self.accepts_none = tape_lib._ACCEPTS_NONE.get(op.type, frozenset())
-
-    def backward(self, output_grads: list[Any]) -> Sequence[Any]:
-        return tape_lib.op_backward(self.op)(output_grads)
-
-
-def _ops_between(graph: FuncGraph, sources: Sequence[Any]) -> set[Operation]:
-    """The ops of ``graph`` downstream of ``sources`` (TF's ops between xs and ys, from the xs side)."""
-    seen: set[Operation] = set()
-    # Only values a gradient can flow through carry reachability (TF's _IsBackpropagatable): an int input (a
-    # loop's iteration limit) does not make the ops it feeds (an accumulator's EmptyTensorList) differentiable.
-    stack = [c for s in sources if _backpropagatable(s) for c in s.consumers() if c.graph is graph]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        for out in op.outputs:
-            if _backpropagatable(out):
-                stack.extend(c for c in out.consumers() if c.graph is graph)
-    return seen
-
-
-def _backpropagatable(t: Any) -> bool:
-    return tape_lib.is_trainable_dtype(t.dtype) or t.dtype.base_dtype == dtypes.bfloat16
-
-
 def _graph_gradients(graph: FuncGraph, ys: Sequence[Any], seeds: Sequence[Any], xs: Sequence[Any]) -> list[Any]:
     """Gradients of ``graph``'s ``ys`` (seeded with ``seeds``) with respect to ``xs``, built in the default graph."""
-    between = _ops_between(graph, xs)
-    nodes: dict[Operation, _ForwardOpNode] = {}
-
-    def producer(t: Any) -> _ForwardOpNode | None:
-        if not isinstance(t, SymbolicTensor) or t.op not in between or t.op.type == "Placeholder":
-            return None
-        node = nodes.get(t.op)
-        if node is None:
-            node = nodes[t.op] = _ForwardOpNode(t.op)
-        return node
-
-    grads = gradient_engine.backward(
-        list(ys), list(seeds), list(xs), producer, describe=lambda n: f"op '{n.op.name}' ({n.op_type}) of {graph.name}"
-    )
+    grads = gradient_engine.graph_gradients(graph, ys, seeds, xs, graph.name)
     return [None if g is None else _densify(g) for g in grads]
 
 
-def _densify(grad: Any) -> Any:
-    from modtensor.api.indexed_slices import IndexedSlices
-    from modtensor.api.op_scope import convert_to_tensor
-
-    if isinstance(grad, IndexedSlices):
-        return convert_to_tensor(grad.to_dense())
-    return grad
+_densify = gradient_engine.densify
 
 
 def _is_constant(t: Any) -> bool:

@@ -38,22 +38,6 @@ def register_function_graph(name: str, graph: FuncGraph) -> None:
     _FUNCTION_GRAPHS[name] = graph
 
 
-class _GraphOpNode:
-    """An op of the forward FuncGraph, seen by the backward pass that builds the backward FuncGraph."""
-
-    __slots__ = ("accepts_none", "inputs", "op", "op_type", "outputs")
-
-    def __init__(self, op: Operation):
-        self.op = op
-        self.op_type = op.type
-        self.inputs = op.inputs
-        self.outputs = op.outputs
-        self.accepts_none = tape_lib._ACCEPTS_NONE.get(op.type, frozenset())
-
-    def backward(self, output_grads: list[Any]) -> Sequence[Any]:
-        return tape_lib.op_backward(self.op)(output_grads)
-
-
 class GradientPair:
     """The backward function of one forward FuncGraph and what it needs from a forward call.
 
@@ -105,17 +89,12 @@ class GradientPair:
         return grads
 
 
-def _densify(grad: Any) -> Any:
-    from modtensor.api.indexed_slices import IndexedSlices
-    from modtensor.api.op_scope import convert_to_tensor
-
-    return convert_to_tensor(grad.to_dense() if isinstance(grad, IndexedSlices) else grad)
+_densify = gradient_engine.densify
 
 
 def _zeros_seed(t: Any) -> Any:
     """The gradient of a call output nothing flowed to: zeros (a variant's zeros for a TensorList)."""
     from modtensor.api import array_ops
-    from modtensor.framework import dtypes
 
     if t.dtype == dtypes.variant:
         from modtensor.api.dispatch import apply_op
@@ -165,27 +144,6 @@ def higher_order_gradient_pair(forward: FuncGraph) -> GradientPair:
     return pair
 
 
-def _ops_between(forward: FuncGraph, sources: Sequence[Any]) -> set[Operation]:
-    """The ops of ``forward`` downstream of ``sources`` (the only ones a gradient can pass through)."""
-    seen: set[Operation] = set()
-    # Only values a gradient can flow through carry reachability (TF's _IsBackpropagatable): an int input (a
-    # loop's iteration limit) does not make the ops it feeds (an accumulator's EmptyTensorList) differentiable.
-    stack = [c for s in sources if _backpropagatable(s) for c in s.consumers() if c.graph is forward]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        for out in op.outputs:
-            if _backpropagatable(out):
-                stack.extend(c for c in out.consumers() if c.graph is forward)
-    return seen
-
-
-def _backpropagatable(t: Any) -> bool:
-    return tape_lib.is_trainable_dtype(t.dtype) or t.dtype.base_dtype == dtypes.bfloat16
-
-
 def _build_gradient_pair(forward: FuncGraph, targets: Sequence[SymbolicTensor] | None = None) -> GradientPair:
     from modtensor.api import array_ops
     from modtensor.api.function import ConcreteFunction
@@ -201,23 +159,8 @@ def _build_gradient_pair(forward: FuncGraph, targets: Sequence[SymbolicTensor] |
             for k, i in enumerate(grad_outputs)
         ]
         backward.inputs = list(seeds)
-        inside = _ops_between(forward, forward.inputs)
-        nodes: dict[Operation, _GraphOpNode] = {}
-
-        def producer(t: Any) -> _GraphOpNode | None:
-            if not isinstance(t, SymbolicTensor) or t.op not in inside or t.op.type == "Placeholder":
-                return None
-            node = nodes.get(t.op)
-            if node is None:
-                node = nodes[t.op] = _GraphOpNode(t.op)
-            return node
-
-        grads = gradient_engine.backward(
-            [targets[i] for i in grad_outputs],
-            seeds,
-            list(forward.inputs),
-            producer,
-            describe=lambda n: f"op '{n.op.name}' ({n.op_type}) of function {name}",
+        grads = gradient_engine.graph_gradients(
+            forward, [targets[i] for i in grad_outputs], seeds, list(forward.inputs), f"function {name}"
         )
         outputs = []
         input_indices = []
