@@ -2,7 +2,7 @@
 
 Each ``program_*`` takes the module to use as ``tf`` and returns JSON-able results: gradient
 values, None-ness, structures, watched variables, error classes and messages.
-``tools/make_golden_gradient_tape.py`` records them with TensorFlow 2.21 into
+``tools/make_golden_program_corpus.py gradient_tape`` records them with TensorFlow 2.21 into
 ``tests/golden/gradients/tape_programs.json``; ``tests/api/test_gradient_tape.py`` runs them
 with ``import modtensor as tf`` and compares. This file imports neither.
 """

@@ -3,7 +3,7 @@
 Gradients of gathers (``tf.gather``, ``tf.gather_nd``, ``ResourceGatherNd``) of variables and
 tensors, their aggregation, conversion, printing, operators and ``Session.run`` fetches and feeds.
 Each ``program_*`` takes the module to use as ``tf`` and returns JSON-able results.
-``tools/make_golden_indexed_slices.py`` records them with TensorFlow 2.21 into
+``tools/make_golden_program_corpus.py indexed_slices`` records them with TensorFlow 2.21 into
 ``tests/golden/gradients/indexed_slices_programs.json``; ``tests/api/test_indexed_slices.py``
 runs them with ``import modtensor as tf``. This file imports neither.
 """

@@ -1,7 +1,7 @@
 """tf.GradientTape, tf.gradients, tf.hessians, tf.custom_gradient and tf.RegisterGradient behave as TensorFlow 2.21's.
 
 The programs of ``gradient_tape_programs.py`` run with ``import modtensor as tf`` and are compared
-with what TensorFlow recorded (``tools/make_golden_gradient_tape.py``): gradient values and
+with what TensorFlow recorded (``tools/make_golden_program_corpus.py gradient_tape``): gradient values and
 structures, None for unconnected sources, watched variables, IndexedSlices, error classes and texts.
 """
 

@@ -2,7 +2,7 @@
 
 The programs of ``indexed_slices_programs.py`` (gradients of gathers, aggregation, conversion,
 printing, operators, ``Session.run`` fetches and feeds) run with ``import modtensor as tf`` and
-are compared with what TensorFlow recorded (``tools/make_golden_indexed_slices.py``).
+are compared with what TensorFlow recorded (``tools/make_golden_program_corpus.py indexed_slices``).
 """
 
 from __future__ import annotations
