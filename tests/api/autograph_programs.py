@@ -296,7 +296,7 @@ def program_optional_features(tf: Any) -> dict[str, Any]:
 
     def f(x):
         assert x > 0, "x must be positive"
-        print("x is", x, "twice", x * 2, tf.range(x), tf.constant("text"), end="|\n")
+        print("x is", x, "twice", x * 2, tf.range(tf.abs(x)), tf.constant("text"), end="|\n")  # only the assert fails
         return x + 1
 
     converted = tf.function(f, experimental_autograph_options=(features.ASSERT_STATEMENTS, features.BUILTIN_FUNCTIONS))
