@@ -38,7 +38,6 @@ def _load_programs() -> Any:
 
 
 PROGRAMS = _load_programs()
-HAS_CONTROL_FLOW = hasattr(tf, "cond") and hasattr(tf, "while_loop")
 
 
 def _assert_same(actual: Any, expected: Any, path: str = "") -> None:
@@ -72,7 +71,6 @@ def test_program_without_cond_or_while_matches_tensorflow(name: str) -> None:
     _assert_same(_run(name), GOLDEN[name], name)
 
 
-@pytest.mark.skipif(not HAS_CONTROL_FLOW, reason="tf.cond / tf.while_loop are not on this branch yet (issue 10)")
 @pytest.mark.parametrize("name", sorted(PROGRAMS.TENSOR_PROGRAMS))
 def test_tensor_program_matches_tensorflow(name: str) -> None:
     _assert_same(_run(name), GOLDEN[name], name)

@@ -252,7 +252,6 @@ def test_random_tensor_programs_eagerly_match_python(tmp_path: Path, seed: int, 
             assert tuple(int(v) for v in actual) == expected, f"{name}{args}\n{inspect.getsource(fn)}"
 
 
-@pytest.mark.skipif(not _has_control_flow(), reason="tf.cond / tf.while_loop are not on this branch yet (issue 10)")
 @pytest.mark.parametrize("seed", range(2))
 def test_random_tensor_programs_in_function_match_python(tmp_path: Path, seed: int) -> None:
     """The same programs in ``tf.function``: staged tf.cond / tf.while_loop give Python's numbers."""
