@@ -105,7 +105,14 @@ def test_itex_loop_and_noop_kernels_serve_cpu_as_under_tensorflow(models):
     assert lowered["Enter"] and lowered["NextIteration"] and lowered["Exit"]
 
 
-@pytest.mark.parametrize("name", ["mlp", "small_cnn"])
+# Every model TF 2.15 with ITEX ran. ITEX's optimizer sees what the built-in passes leave (with its config:
+# remapping and the layout optimizer off), so this holds only when they leave what TF's Grappler leaves:
+# mobilenet_block's batch norm Mul folded into the Conv2D filters by constant folding (MulConvPushDown), then
+# ITEX's Conv2D + bias-like AddV2 fusion, which needs the symbolic shapes TF's grappler reports to plugins.
+TF_COMPARABLE = sorted(name for name, record in GOLDEN.items() if "failed" not in record)
+
+
+@pytest.mark.parametrize("name", TF_COMPARABLE)
 def test_itex_rewrites_as_under_tensorflow(models, name):
     assert _itex_ops(models["models"][name]["ops"]) == _itex_ops(GOLDEN[name]["ops"])
 

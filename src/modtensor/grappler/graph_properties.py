@@ -34,12 +34,19 @@ class GraphProperties:
         self.error: str | None = None
         self.nodes: frozenset[str] | None = None  # the nodes inference was asked for (None: all)
 
-    def infer_statically(self, assume_valid_feeds: bool = False, nodes: Iterable[str] | None = None) -> bool:
+    def infer_statically(
+        self,
+        assume_valid_feeds: bool = False,
+        nodes: Iterable[str] | None = None,
+        cache: dict[bytes, tuple[Graph | None, str | None]] | None = None,
+    ) -> bool:
         """Run inference; True when the graph could be analysed (else ``error`` says why).
 
         With ``nodes``, only those nodes and what they read (their data fan-in) are analysed:
         the properties of other nodes stay unknown. A pass that needs the shapes of a few
         tensors asks for those, which on large graphs costs a fraction of the whole.
+        With ``cache`` (serialized analysed graph -> its import), an analysed graph equal to
+        one seen before (the same fan-in in the next pass's graph) is not imported again.
         """
         graph_def = self.item.graph_def
         if nodes is not None:
@@ -53,15 +60,25 @@ class GraphProperties:
                 if node.name in fed and node.op == "Placeholder" and "shape" in node.attr:
                     node.attr["shape"].shape.unknown_rank = True
                     del node.attr["shape"].shape.dim[:]
-        graph = Graph()
+        key = None
+        if cache is not None:
+            key = graph_def.SerializeToString(deterministic=True)
+            if key in cache:
+                self._graph, self.error = cache[key]
+                return self._graph is not None
+        graph: Graph | None = Graph()
         graph._allow_internal_names = True  # runtime graphs have "_recv_x_0"-style names (TF: allow_internal_ops)
         try:
             import_graph_def(graph_def, name="", graph=graph)
         except Exception as exc:  # noqa: BLE001 - properties stay unknown, passes that need them do less
             self.error = str(exc)
-            return False
+            graph = None
+        if cache is not None:
+            if len(cache) >= 4:  # the last few analysed graphs only
+                cache.pop(next(iter(cache)))
+            cache[key] = (graph, self.error)
         self._graph = graph
-        return True
+        return graph is not None
 
     def covers(self, nodes: Iterable[str] | None) -> bool:
         """True when this inference was asked for (at least) ``nodes`` (None: every node)."""

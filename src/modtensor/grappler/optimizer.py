@@ -34,18 +34,21 @@ class OptimizerContext:
     host_evaluator: HostEvaluator | None = None
     _properties: dict[int, GraphProperties] = field(default_factory=dict)
     _indexes: dict[int, GraphIndex] = field(default_factory=dict)
+    _imported: dict[bytes, Any] = field(default_factory=dict)
 
     def properties(self, item: GrapplerItem, nodes: Iterable[str] | None = None) -> GraphProperties:
         """Static properties of ``item``'s graph, feeds assumed valid; inferred once per graph object.
 
         ``nodes`` limits inference to those nodes and their fan-in (see ``GraphProperties``);
-        an inference already made for a superset is reused.
+        an inference already made for a superset is reused, and so is one made for an equal
+        fan-in of an earlier graph (passes that change nothing upstream of the nodes asked
+        about, or the same pass in the next iteration).
         """
         key = id(item.graph_def)
         found = self._properties.get(key)
         if found is None or found.item.graph_def is not item.graph_def or not found.covers(nodes):
             found = GraphProperties(item)
-            found.infer_statically(assume_valid_feeds=True, nodes=nodes)
+            found.infer_statically(assume_valid_feeds=True, nodes=nodes, cache=self._imported)
             self._properties = {key: found}
         return found
 

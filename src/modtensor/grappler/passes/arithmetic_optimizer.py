@@ -11,6 +11,15 @@
   differ in the last bit).
 
 A rewritten node keeps its name, so its readers are unchanged.
+
+First, TF's ``AddOpsRewrite`` stage: a tree of ``Add``/``AddV2``/``AddN`` nodes (each absorbed
+node on the root's device, read by one node apart from Shape/Size/Rank, without control
+edges, neither fetched nor preserved) whose leaves all have the root's symbolic shape
+(``symbolic_shapes``: an unknown batch is one symbol) collapses into one
+``<scope>/ArithmeticOptimizer/AddOpsRewrite_<root>`` ``AddN``; the root's readers read it
+(roots visited in reverse topological order, so the largest tree goes first). Trees
+whose leaves have different shapes are left alone (TF builds a tree of per-shape
+``AddN``s there).
 """
 
 from __future__ import annotations
@@ -21,9 +30,10 @@ import numpy as np
 
 from modtensor.framework import dtypes, tensor_proto
 from modtensor.framework.protos import graph_pb2, node_def_pb2
-from modtensor.grappler.graph_view import GraphView, parse
+from modtensor.grappler.graph_view import GraphView, parse, topological_order
 from modtensor.grappler.item import GrapplerItem
 from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_graph
+from modtensor.grappler.symbolic_shapes import SymbolicShapes
 
 __all__ = ["ArithmeticOptimizer"]
 
@@ -41,6 +51,7 @@ class ArithmeticOptimizer(GraphOptimizer):
         props = _LazyShapes(context, item)  # inference only when a rewrite needs a shape
         keep = item.keep_nodes()
         try:
+            _add_ops_rewrite(view, item, context, keep)
             self._rewrite(graph, view, props, item, keep)
         finally:
             _CONST_CACHE.pop(id(view), None)
@@ -86,18 +97,23 @@ class ArithmeticOptimizer(GraphOptimizer):
 
     @staticmethod
     def _combine_constants(view: GraphView, props, node, data, keep) -> None:  # noqa: ANN001
-        """(x op c1) op c2 -> x op (c1 op c2) for op in {Add, Mul}, when the inner node has no other reader."""
+        """(x op c1) op c2 -> x op (c1 op c2) for op in {Add, Mul} (operands in either order), when the inner node
+        has no other reader."""
         if node.op not in ("Mul", *_ADDS):
             return
-        c2 = _const_value(view, data[1])
-        inner = view.nodes.get(parse(data[0])[0])
+        c2_side = 1 if _const_value(view, data[1]) is not None else 0
+        c2 = _const_value(view, data[c2_side])
+        inner_text = data[1 - c2_side]
+        inner = view.nodes.get(parse(inner_text)[0])
         if c2 is None or inner is None or inner.op != node.op or inner.device != node.device:
             return
-        if inner.name in keep or len(view.consumers.get(inner.name, ())) != 1 or parse(data[0])[1] != 0:
+        if inner.name in keep or len(view.consumers.get(inner.name, ())) != 1 or parse(inner_text)[1] != 0:
             return
         inner_data = view.data_inputs(inner)
         if len(inner_data) != 2 or any(t.startswith("^") for t in inner.input):
             return
+        if _const_value(view, inner_data[0]) is not None and _const_value(view, inner_data[1]) is None:
+            inner_data = [inner_data[1], inner_data[0]]
         c1 = _const_value(view, inner_data[1])
         if c1 is None or c1.dtype != c2.dtype:
             return
@@ -179,3 +195,96 @@ def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
         return list(np.broadcast_shapes(tuple(a), tuple(b)))
     except ValueError:
         return None
+
+
+# ------------------------------------------------------------------ AddOpsRewrite
+
+_ADD_TREE = ("Add", "AddV2", "AddN")
+_SHAPE_CONSUMERS = ("Shape", "ShapeN", "Rank", "Size")
+
+
+def _add_ops_rewrite(view: GraphView, item: GrapplerItem, context: OptimizerContext, keep: set[str]) -> None:
+    """TF's AddOpsRewriteStage for trees whose leaves share the root's symbolic shape (see the module docstring)."""
+    order = topological_order(view.graph_def)
+    if order is None:
+        return
+
+    def can_optimize(node: node_def_pb2.NodeDef) -> bool:
+        if node.op not in _ADD_TREE or node.name in keep or node.name in item.nodes_to_preserve:
+            return False
+        if any(t.startswith("^") for t in node.input):
+            return False
+        control = "^" + node.name
+        return not any(control in view.nodes[r].input for r in view.consumers.get(node.name, ()))
+
+    def data_readers(node: node_def_pb2.NodeDef) -> int:
+        count = 0
+        for reader_name in view.consumers.get(node.name, ()):
+            reader = view.nodes[reader_name]
+            if reader.op in _SHAPE_CONSUMERS:
+                continue
+            count += any(not t.startswith("^") and parse(t)[0] == node.name for t in reader.input)
+        return count
+
+    def absorbable_shape(root: node_def_pb2.NodeDef, node: node_def_pb2.NodeDef) -> bool:
+        return can_optimize(node) and node.device == root.device and data_readers(node) == 1
+
+    roots = [
+        n
+        for n in reversed(order)
+        if can_optimize(n)
+        and any(
+            (inner := view.nodes.get(parse(t)[0])) is not None and parse(t)[1] == 0 and absorbable_shape(n, inner)
+            for t in view.data_inputs(n)
+        )
+    ]
+    if not roots:
+        return
+    shapes = SymbolicShapes(view.nodes, None, view.registry)  # shape functions over the roots' fan-in only
+    rewritten: set[str] = set()
+
+    def broadcastable_inputs(node: node_def_pb2.NodeDef) -> bool:
+        target = shapes.shape(node.name)
+        return target is not None and all(_bcast_valid(target, shapes.shape(t)) for t in view.data_inputs(node))
+
+    for root in roots:
+        if root.name in rewritten or root.name in view.removed or not can_optimize(root):
+            continue
+        if not broadcastable_inputs(root):
+            continue
+        absorbed: list[node_def_pb2.NodeDef] = []
+        leaves: list[str] = []
+        for first in view.data_inputs(root):
+            pending = [first]
+            while pending:
+                text = pending.pop(0)
+                inner = view.nodes.get(parse(text)[0])
+                if (
+                    inner is not None
+                    and parse(text)[1] == 0
+                    and inner.name not in rewritten
+                    and absorbable_shape(root, inner)
+                    and broadcastable_inputs(inner)
+                ):
+                    absorbed.append(inner)
+                    pending[:0] = view.data_inputs(inner)
+                else:
+                    leaves.append(text)
+        signatures = {shapes.shape(t) for t in leaves}
+        if not absorbed or len(signatures) != 1 or None in signatures or len(leaves) < 2:
+            continue
+        scope, _, base = root.name.rpartition("/")
+        name = view.unique_name(f"{scope + '/' if scope else ''}ArithmeticOptimizer/AddOpsRewrite_{base}")
+        add_n = node_def_pb2.NodeDef(name=name, op="AddN", device=root.device, input=leaves)
+        add_n.attr["T"].type = root.attr["T"].type
+        add_n.attr["N"].i = len(leaves)
+        view.add(add_n)
+        view.redirect(root.name, name)
+        rewritten.update(n.name for n in (root, *absorbed))
+
+
+def _bcast_valid(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> bool:
+    """TF's ShapesBroadcastable on symbolic shapes: equal sizes or symbols, or a 1, per aligned dimension."""
+    if a is None or b is None:
+        return False
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b), strict=False))

@@ -4,11 +4,16 @@ Two nodes are the same when op, device, attrs and inputs are equal (data inputs 
 commutative ops in any order, control inputs as a set). Stateful ops are never merged.
 Nodes are visited in topological order, so whole duplicated subgraphs collapse; a
 fetched or preserved duplicate stays (its readers are not redirected).
+
+First, as TF's ``CanonicalizeGraph``, every node is canonicalized: the data inputs of a
+commutative op (its OpDef's ``is_commutative``: AddV2, Mul, AddN, Equal, LogicalAnd, ...;
+and ``Add`` of non-strings) are sorted by name, control inputs sorted and de-duplicated.
+Later passes and plugin optimizers therefore see TF's operand order.
 """
 
 from __future__ import annotations
 
-from modtensor.framework.protos import graph_pb2, node_def_pb2
+from modtensor.framework.protos import graph_pb2, node_def_pb2, types_pb2
 from modtensor.grappler.graph_view import GraphView, topological_order
 from modtensor.grappler.item import GrapplerItem
 from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_graph
@@ -40,10 +45,12 @@ class CommonSubgraphElimination(GraphOptimizer):
     def optimize(self, item: GrapplerItem, context: OptimizerContext) -> graph_pb2.GraphDef:
         graph = copy_graph(item.graph_def)
         index = context.index(item.graph_def)
+        view = GraphView(graph, index)
+        for node in graph.node:
+            canonicalize(node, view)
         order = topological_order(graph, index)
         if order is None:
             return graph
-        view = GraphView(graph, index)
         keep = item.keep_nodes()
         # Nodes agreeing on op, device and inputs, then by attrs: attrs are serialized only when
         # two nodes agree on the rest (mostly Consts), not for every node.
@@ -67,10 +74,37 @@ class CommonSubgraphElimination(GraphOptimizer):
             if node.name in keep:
                 continue
             types = view.output_types(node) or []
+            readers = list(view.consumers.get(node.name, ()))
             for index in range(max(len(types), 1)):
                 view.redirect(node.name, first, index, index=index)
             view.remove(node.name)
+            for reader in readers:
+                canonicalize(view.nodes[reader], view)
         return view.compact()
+
+
+def canonicalize(node: node_def_pb2.NodeDef, view: GraphView) -> None:
+    """TF's CanonicalizeNode: sort the data inputs of a commutative op; sort and de-duplicate control inputs."""
+    if len(node.input) < 2:
+        return
+    inputs = list(node.input)
+    split = next((i for i, t in enumerate(inputs) if t.startswith("^")), len(inputs))
+    data, controls = inputs[:split], inputs[split:]
+    if split > 1 and _commutative(node, view):
+        data = sorted(data)
+    if controls:
+        controls = sorted(set(controls))
+    if data + controls != inputs:
+        del node.input[:]
+        node.input.extend(data + controls)
+
+
+def _commutative(node: node_def_pb2.NodeDef, view: GraphView) -> bool:
+    """TF's IsCommutative: the OpDef says so; ``Add`` (not marked) counts unless it adds strings."""
+    if node.op == "Add":
+        return "T" in node.attr and node.attr["T"].type not in (0, types_pb2.DT_STRING)
+    op_def = view.op_def(node)
+    return op_def is not None and op_def.is_commutative
 
 
 def _key(node: node_def_pb2.NodeDef) -> tuple:

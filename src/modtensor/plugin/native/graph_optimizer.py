@@ -128,10 +128,11 @@ def _set_status(status: int, exc: BaseException) -> None:
 
 
 def _tensor_properties(shape: Any, dtype: Any, value: Any) -> bytes:
+    """OpInfo.TensorProperties; ``shape`` a TensorShapeProto whose unknown dims are symbols (as TF's grappler)."""
     props = op_performance_data_pb2.OpInfo.TensorProperties()
     if dtype is not None:
         props.dtype = dtype.as_datatype_enum
-    props.shape.CopyFrom(shape.as_proto())
+    props.shape.CopyFrom(shape)
     if value is not None:
         from modtensor.framework.tensor_proto import make_tensor_proto
 
@@ -142,21 +143,28 @@ def _tensor_properties(shape: Any, dtype: Any, value: Any) -> bytes:
 def _infer(
     token: int, handle: int, assume_valid_feeds: int, aggressive: int, in_values: int, out_values: int, status: int
 ) -> None:
-    """TF_InferStatically: run GraphProperties and hand every node's input/output properties to C."""
+    """TF_InferStatically: run GraphProperties and hand every node's input/output properties to C.
+
+    Unknown dimensions are reported as TF's grappler reports them: symbols (-2, -3, ...) shared by the
+    tensors whose shape functions pass the dimension on (``grappler.symbolic_shapes``), never -1; plugins
+    compare shapes with them (ITEX's remapper fuses ``Add(conv, bias)`` only for symbolically defined shapes).
+    """
     try:
         from modtensor.framework.node_def import parse_tensor_name
         from modtensor.grappler.graph_properties import GraphProperties
+        from modtensor.grappler.symbolic_shapes import SymbolicShapes
 
         item = _items[token]
         props = GraphProperties(item)
         if not props.infer_statically(bool(assume_valid_feeds)):
             raise errors.InvalidArgumentError(None, None, f"static shape inference failed: {props.error}")
+        symbolic = SymbolicShapes({node.name: node for node in item.graph_def.node}, props)
         lib = _Shim.get()
         outputs: dict[str, list[tuple[Any, Any]]] = {}
         for node in item.graph_def.node:
             found = []
             while (dtype := props.output_dtype(node.name, len(found))) is not None:
-                found.append((props.output_shape(node.name, len(found)), dtype))
+                found.append((symbolic.proto(f"{node.name}:{len(found)}"), dtype))
             outputs[node.name] = found
 
         def add(name: str, is_output: int, entries: list[bytes]) -> None:
