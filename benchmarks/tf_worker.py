@@ -13,6 +13,9 @@ Reads one JSON request per line on stdin and answers one JSON line on stdout:
   answer that first step's loss;
 - ``{"op": "time_step", "name": N, "number": K}``: run that train step K times, answer the
   seconds per step;
+- ``{"op": "chain", "value": [...]}``: build ``graph_overhead.py``'s 1000-op chain with TensorFlow
+  as a Session over a v1 graph (step name ``chain_session``) and as a ``tf.function``
+  (``chain_function``), run each once and answer both outputs; ``time_step`` times them;
 - ``{"op": "quit"}``.
 
 modtensor never imports TensorFlow: the benchmark talks to this process instead, so both
@@ -46,6 +49,16 @@ def _train_step(request: dict) -> tuple:
 
     step = make_step(load_example("tensorflow"), tuple(request["sizes"]), request["batch"], request["mode"])
     return step, float(step())
+
+
+def _chain_steps(value: list) -> dict:
+    """graph_overhead.py's chain with TensorFlow: ``{"chain_session": call, "chain_function": call}``."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import graph_overhead
+
+    array = np.asarray(value, np.float32)
+    _session, run = graph_overhead._session_runner(tf, array)
+    return {"chain_session": run, "chain_function": graph_overhead._function_runner(tf, array)}
 
 
 def main() -> None:
@@ -85,6 +98,11 @@ def main() -> None:
         elif op == "train":
             steps[request["name"]], loss = _train_step(request)
             answer = {"ok": True, "loss": loss, "version": tf.__version__}
+        elif op == "chain":
+            chain = _chain_steps(request["value"])
+            steps.update(chain)
+            answer = {name: np.asarray(call()).tolist() for name, call in chain.items()}
+            answer["version"] = tf.__version__
         elif op == "time_step":
             step = steps[request["name"]]
             start, cpu = time.perf_counter(), _cpu_seconds()

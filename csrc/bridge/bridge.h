@@ -71,6 +71,7 @@ extern PyObject* mt_str_step_id;
 extern PyObject* mt_str_allocate_output;
 extern PyObject* mt_str_device;
 extern PyObject* mt_str_allocator;
+extern PyObject* mt_str_host_allocator;
 extern PyObject* mt_str_collect_stats;
 extern PyObject* mt_str_device_address; /* a pluggable device's buffer (DeviceBuffer) has this */
 extern PyObject* mt_str_nbytes;
@@ -123,8 +124,9 @@ PyObject* mt_device_value(PyObject* owner, const TF_Tensor* t);
 PyObject* mt_aligned_empty(int nd, const npy_intp* dims, PyArray_Descr* descr);
 
 /* Fill `in` from runtime value `value` of type `dtype`. Temporary arrays go into
- * `*keep` (a list made on demand). Returns 0, or -1 with a Python exception. */
-int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep);
+ * `*keep` (a list made on demand). `aligned`: the kernel needs TensorFlow's 64-byte alignment (else element
+ * alignment will do). Returns 0, or -1 with a Python exception. */
+int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep, int aligned);
 
 /* After a call: drop the input's buffer; a handle the plugin kept alive adopts
  * a reference to the input's array. GIL held. */
@@ -135,5 +137,81 @@ void mt_install_callbacks(void);
 
 /* ---- the Kernel type (bridge_kernel.c) ---- */
 extern PyTypeObject MT_KernelType;
+
+/* The C entry point of direct calls, exported as the module's DIRECT_CALL capsule (named
+ * MT_DIRECT_CALL_CAPSULE, holding a pointer to this function): call(kernel, args, nargs, given) runs a Kernel
+ * on the host fast path without a context and returns output 0 (new reference) or NULL with the error set. Bit
+ * i of `given`: the caller gives argument i up (holds the reference it passes and drops it after the call), so
+ * the kernel may reuse its buffer for the output when nothing else references it. csrc/plan declares the same
+ * type. */
+typedef PyObject* (*MT_DirectCallFunction)(PyObject* kernel, PyObject* const* args, Py_ssize_t nargs,
+                                           uint64_t given);
+#define MT_DIRECT_CALL_CAPSULE "modtensor.plugin.native._bridge.DIRECT_CALL"
+extern MT_DirectCallFunction mt_direct_call_function;
+
+#define MT_SMALL_ARITY 8
+
+/* One C kernel instance (a node on a device). */
+typedef struct MT_KernelObject {
+  PyObject_HEAD
+  MT_Kernel k;
+  PyObject* builder_capsule; /* keeps the TF_KernelBuilder alive */
+  PyObject* failure;         /* (code, message) of a construction failure, or None */
+  int created;
+  char* library;    /* the plugin file the kernel came from ("" when not known) */
+  MT_CallSite site; /* what a crash report names: plugin, op, node, device */
+  /* The host CPU device the kernel runs on, when the runtime lets the bridge allocate and forward for it in C
+     (Kernel.enable_host_fast_path: numpy values, the default buffer-exclusivity rule); else NULL. */
+  PyObject* host_device;
+  /* The kernel reads inputs at any element-aligned address (Kernel.enable_host_fast_path's unaligned_ok: the
+     built-in library's unaligned SIMD loads), so values numpy made are not copied to 64-byte alignment. */
+  int unaligned_ok;
+} MT_KernelObject;
+
+/* One call of a kernel: the native context and what it borrows from the runtime. On the stack for a
+ * synchronous call; on the heap (holding references) for an asynchronous one, until the plugin's done
+ * callback finished it. `done` comes first: its address is the call's.
+ *
+ * Two kinds: a call with the runtime's OpKernelContext (`py_ctx`, ctx.py: Kernel.compute and
+ * compute_async), and a direct call (Kernel.direct_call: ctx.py is NULL, the inputs are the call's
+ * arguments and output 0 its result; only on a host fast-path kernel, which allocates in C). */
+typedef struct MT_Call {
+  struct TF_AsyncOpKernelDoneCallback done;
+  struct TF_OpKernelContext ctx;
+  MT_Input in_small[MT_SMALL_ARITY];
+  TF_Tensor* out_small[MT_SMALL_ARITY];
+  unsigned char movable_small[MT_SMALL_ARITY];
+  MT_Input* in;
+  TF_Tensor** out;
+  int filled;
+  PyObject* py_ctx;
+  PyObject* inputs;  /* the context's inputs list (direct calls: NULL) */
+  PyObject* outputs; /* the context's outputs list (direct calls: NULL) */
+  PyObject* keep;
+  PyObject* callback; /* asynchronous calls: called with None or the error once the kernel finished */
+  MT_KernelObject* kernel;
+  /* Direct calls: per input, 1 when the caller let the value go (its only reference is the argument), so
+     its buffer may become the output. Calls with a context look at the context's inputs list instead. */
+  unsigned char* movable;
+  /* A direct call keeping the GIL while the kernel runs: callbacks on `gil_thread` need not take it. */
+  int gil_held;
+  pthread_t gil_thread;
+} MT_Call;
+
+/* The call a context belongs to: every context the bridge makes is an MT_Call's. */
+static inline MT_Call* mt_call_of(TF_OpKernelContext* ctx) {
+  return (MT_Call*)(void*)((char*)ctx - offsetof(MT_Call, ctx));
+}
+
+/* True when the callback runs on the thread of a direct call that holds the GIL. */
+static inline int mt_gil_held_by_call(TF_OpKernelContext* ctx) {
+  MT_Call* call = mt_call_of(ctx);
+  return ctx->py == NULL && call->gil_held && pthread_equal(call->gil_thread, pthread_self());
+}
+
+/* The kernel object of a context's kernel. */
+static inline MT_KernelObject* mt_kernel_object(TF_OpKernelContext* ctx) {
+  return (MT_KernelObject*)(void*)((char*)ctx->kernel - offsetof(MT_KernelObject, k));
+}
 
 #endif /* MODTENSOR_CSRC_BRIDGE_BRIDGE_H_ */

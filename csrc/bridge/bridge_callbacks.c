@@ -148,7 +148,7 @@ static TF_Tensor* tensor_from_pair(PyObject* pair, TF_Status* status) {
   MT_Input in;
   memset(&in, 0, sizeof in);
   PyObject* keep = NULL;
-  if (mt_fill_input(&in, array, TF_STRING, &keep) < 0) {
+  if (mt_fill_input(&in, array, TF_STRING, &keep, 1) < 0) {
     mt_status_from_exception(status);
     Py_XDECREF(keep);
     return NULL;
@@ -272,10 +272,120 @@ static PyObject* fast_host_empty(TF_OpKernelContext* ctx, int what, int index, T
   return array;
 }
 
+/* ---- the host fast path (Kernel.enable_host_fast_path): allocation and forwarding in C, as
+ * OpKernelContext.allocate_output / allocate_temp / forward_input would do them on a host CPU device. */
+
+/* A new array for an allocation on the host fast path: np.empty on TensorFlow's 64-byte alignment when the
+ * device's allocator is the runtime's plain numpy allocator without statistics, else the allocator's own
+ * allocate(shape, dtype). GIL held; NULL with a Python error. */
+static PyObject* host_allocate(PyObject* device, int on_host, PyArray_Descr* descr, const int64_t* dims,
+                               int num_dims) {
+  PyObject* allocator = PyObject_GetAttr(device, on_host ? mt_str_host_allocator : mt_str_allocator);
+  if (allocator == NULL) return NULL;
+  int plain = 0;
+  if (mt_cpu_allocator_type != NULL && (PyObject*)Py_TYPE(allocator) == mt_cpu_allocator_type) {
+    PyObject* stats = PyObject_GetAttr(allocator, mt_str_collect_stats);
+    plain = stats == NULL ? -1 : !PyObject_IsTrue(stats);
+    Py_XDECREF(stats);
+  }
+  PyObject* array = NULL;
+  if (plain > 0) {
+    npy_intp shape[NPY_MAXDIMS];
+    for (int i = 0; i < num_dims; ++i) shape[i] = (npy_intp)dims[i];
+    Py_INCREF(descr);
+    array = mt_aligned_empty(num_dims, shape, descr);
+  } else if (plain == 0) {
+    PyObject* shape = PyTuple_New(num_dims);
+    for (int i = 0; shape != NULL && i < num_dims; ++i) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(dims[i]));
+    array = shape == NULL ? NULL : PyObject_CallMethod(allocator, "allocate", "OO", shape, (PyObject*)descr);
+    Py_XDECREF(shape);
+  }
+  Py_DECREF(allocator);
+  return array;
+}
+
+/* cb_allocate on the host fast path. */
+static TF_Tensor* host_fast_allocate(TF_OpKernelContext* ctx, PyObject* device, int what, int index,
+                                     TF_DataType dtype, const int64_t* dims, int num_dims, int on_host,
+                                     TF_Status* status) {
+  PyArray_Descr* descr = (unsigned)dtype < MT_NUM_DTYPES ? mt_descr[dtype] : NULL;
+  if (num_dims < 0 || num_dims > NPY_MAXDIMS || (num_dims > 0 && dims == NULL)) {
+    MT_SetStatusf(status, TF_INVALID_ARGUMENT, "invalid shape: %d dimensions", num_dims);
+    return NULL;
+  }
+  for (int i = 0; i < num_dims; ++i) {
+    if (dims[i] < 0) {
+      MT_SetStatusf(status, TF_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
+      return NULL;
+    }
+  }
+  if (descr == NULL) {
+    MT_SetStatusf(status, TF_INVALID_ARGUMENT, "Cannot allocate a tensor of TF_DataType %d: it has no buffer "
+                  "representation", (int)dtype);
+    return NULL;
+  }
+  if (what == MT_ALLOC_OUTPUT) on_host = ctx->kernel->output_host_memory[index];
+  TF_Tensor* t = NULL;
+  WITH_GIL_BEGIN
+  PyObject* array = host_allocate(device, on_host, descr, dims, num_dims);
+  if (array == NULL) {
+    mt_status_from_exception(status);
+  } else {
+    t = mt_tensor_from_array(array, dtype, status);
+    Py_DECREF(array);
+    if (t != NULL && what == MT_ALLOC_OUTPUT) set_output_tensor(ctx, index, t);
+  }
+  WITH_GIL_END
+  return t;
+}
+
+/* Input `c` of a call on the host fast path may become output `o` of shape `dims`: the runtime let the value go
+ * (a direct call's argument with no other reference, or a value only the context's inputs list holds), the
+ * kernel holds no handle to it, it is the runtime's array (or the aligned copy standing in for it), of the
+ * output's dtype, memory kind and shape, writeable, and no other array shares its buffer (the default
+ * Device.buffer_is_exclusive rule). Returns the array to forward (borrowed), or NULL. GIL held. */
+static PyObject* host_forwardable(TF_OpKernelContext* ctx, int c, int o, const int64_t* dims, int num_dims) {
+  MT_Call* call = mt_call_of(ctx);
+  const MT_Kernel* k = ctx->kernel;
+  if (c < 0 || c >= ctx->num_inputs) return NULL;
+  MT_Input* in = &ctx->inputs[c];
+  MT_Buffer* buf = __atomic_load_n(&in->buffer, __ATOMIC_ACQUIRE);
+  if (buf != NULL && atomic_load(&buf->refs) > 1) return NULL; /* as in TensorFlow: a held input stays */
+  if (in->borrowed != 1 && in->borrowed != 3) return NULL;
+  if (ctx->py == NULL) {
+    if (!call->movable[c]) return NULL;
+  } else {
+    if (call->inputs == NULL || c >= PyList_GET_SIZE(call->inputs)) return NULL;
+    if (Py_REFCNT(PyList_GET_ITEM(call->inputs, c)) != 1) return NULL; /* the list's reference only */
+  }
+  if (k->input_host_memory[c] != k->output_host_memory[o]) return NULL;
+  PyObject* owner = (PyObject*)in->owner;
+  PyArray_Descr* descr = (unsigned)k->output_types[o] < MT_NUM_DTYPES ? mt_descr[k->output_types[o]] : NULL;
+  if (descr == NULL || !PyArray_Check(owner)) return NULL;
+  PyArrayObject* a = (PyArrayObject*)owner;
+  if (PyArray_NDIM(a) != num_dims || !PyArray_EquivTypes(PyArray_DESCR(a), descr) || !PyArray_ISWRITEABLE(a) ||
+      !PyArray_IS_C_CONTIGUOUS(a)) {
+    return NULL;
+  }
+  for (int d = 0; d < num_dims; ++d) {
+    if ((int64_t)PyArray_DIMS(a)[d] != dims[d]) return NULL;
+  }
+  PyObject* base = PyArray_BASE(a);
+  if (base != NULL && !(PyArray_CheckExact(base) && PyArray_BASE((PyArrayObject*)base) == NULL &&
+                        Py_REFCNT(base) == 1)) {
+    return NULL; /* an aligned allocation is a view of a raw array only it holds; anything else may share */
+  }
+  return owner;
+}
+
 static TF_Tensor* cb_allocate(TF_OpKernelContext* ctx, int what, int index, TF_DataType dtype, const int64_t* dims,
                               int num_dims, int on_host, TF_Status* status) {
   if (what == MT_ALLOC_OUTPUT) dtype = ctx->kernel->output_types[index]; /* TF: the output's declared type */
   if (dtype == TF_STRING) return allocate_strings(ctx, what, index, dims, num_dims, status);
+  PyObject* host_device = mt_kernel_object(ctx)->host_device;
+  if (host_device != NULL) {
+    return host_fast_allocate(ctx, host_device, what, index, dtype, dims, num_dims, on_host, status);
+  }
   TF_Tensor* t = NULL;
   WITH_GIL_BEGIN
   PyObject* shape = shape_tuple(dims, num_dims, status);
@@ -320,6 +430,25 @@ static TF_Tensor* cb_forward_or_allocate(TF_OpKernelContext* ctx, const int* can
   *forwarded = -1;
   TF_DataType dtype = ctx->kernel->output_types[output_index];
   if (dtype == TF_STRING) return allocate_strings(ctx, MT_ALLOC_OUTPUT, output_index, dims, num_dims, status);
+  PyObject* host_device = mt_kernel_object(ctx)->host_device;
+  if (host_device != NULL) {
+    int found = -1;
+    int take_gil = !mt_gil_held_by_call(ctx);
+    PyGILState_STATE gil = take_gil ? PyGILState_Ensure() : PyGILState_LOCKED;
+    for (int i = 0; found < 0 && i < num_candidates; ++i) {
+      if (host_forwardable(ctx, candidates[i], output_index, dims, num_dims) != NULL) found = candidates[i];
+    }
+    if (take_gil) PyGILState_Release(gil);
+    if (found < 0) {
+      return host_fast_allocate(ctx, host_device, MT_ALLOC_OUTPUT, output_index, dtype, dims, num_dims, 1, status);
+    }
+    /* The output is a handle on the input's own buffer: collecting the outputs finds the input's array there
+       (output_from_input), and a handle the kernel keeps past the call makes the input adopt its array. */
+    TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, num_dims, MT_InputBuffer(&ctx->inputs[found]));
+    set_output_tensor(ctx, output_index, t);
+    *forwarded = found;
+    return t;
+  }
   TF_Tensor* t = NULL;
   WITH_GIL_BEGIN
   PyObject* shape = shape_tuple(dims, num_dims, status);

@@ -8,15 +8,7 @@
 
 #include "bridge.h"
 
-typedef struct {
-  PyObject_HEAD
-  MT_Kernel k;
-  PyObject* builder_capsule; /* keeps the TF_KernelBuilder alive */
-  PyObject* failure;         /* (code, message) of a construction failure, or None */
-  int created;
-  char* library;   /* the plugin file the kernel came from ("" when not known) */
-  MT_CallSite site; /* what a crash report names: plugin, op, node, device */
-} KernelObject;
+typedef MT_KernelObject KernelObject;
 
 static char* copy_utf8(PyObject* text, size_t* len) {
   Py_ssize_t n;
@@ -184,10 +176,14 @@ static void Kernel_dealloc(KernelObject* self) {
   free(self->library);
   Py_XDECREF(self->builder_capsule);
   Py_XDECREF(self->failure);
+  Py_XDECREF(self->host_device);
   Py_TYPE(self)->tp_free((PyObject*)self);
 }
 
-#define SMALL_ARITY 8
+#define SMALL_ARITY MT_SMALL_ARITY
+
+/* Direct calls whose inputs hold at most this many elements in all keep the GIL while the kernel runs. */
+#define MT_DIRECT_GIL_ELEMENTS 4096
 
 /* An output that is an input passed through (TF_GetInput + TF_SetOutput): the
  * input's own value when nothing changed, else a view of it. NULL if the output
@@ -221,24 +217,7 @@ static PyObject* output_from_input(const TF_Tensor* t, const MT_Input* in, int n
   return NULL;
 }
 
-/* One call of a kernel: the native context and what it borrows from the runtime's OpKernelContext.
- * On the stack for a synchronous call; on the heap (holding references) for an asynchronous one,
- * until the plugin's done callback finished it. `done` comes first: its address is the call's. */
-typedef struct {
-  struct TF_AsyncOpKernelDoneCallback done;
-  struct TF_OpKernelContext ctx;
-  MT_Input in_small[SMALL_ARITY];
-  TF_Tensor* out_small[SMALL_ARITY];
-  MT_Input* in;
-  TF_Tensor** out;
-  int filled;
-  PyObject* py_ctx;
-  PyObject* inputs;
-  PyObject* outputs;
-  PyObject* keep;
-  PyObject* callback; /* asynchronous calls: called with None or the error once the kernel finished */
-  KernelObject* kernel;
-} KernelCall;
+typedef MT_Call KernelCall;
 
 /* Read the context's inputs into the native context. -1 with a Python error; call_end cleans up either way. */
 static int call_begin(KernelObject* self, PyObject* py_ctx, KernelCall* call) {
@@ -269,7 +248,10 @@ static int call_begin(KernelObject* self, PyObject* py_ctx, KernelCall* call) {
   for (int i = 0; i < k->num_inputs; ++i) {
     memset(&call->in[i], 0, sizeof(MT_Input));
     call->filled = i + 1;
-    if (mt_fill_input(&call->in[i], PyList_GET_ITEM(call->inputs, i), k->input_types[i], &call->keep) < 0) return -1;
+    if (mt_fill_input(&call->in[i], PyList_GET_ITEM(call->inputs, i), k->input_types[i], &call->keep,
+                      !self->unaligned_ok) < 0) {
+      return -1;
+    }
   }
   call->filled = k->num_inputs;
   struct TF_OpKernelContext* ctx = &call->ctx;
@@ -317,6 +299,7 @@ static void call_end(KernelCall* call) {
   for (int i = 0; i < call->filled; ++i) mt_release_input(&call->in[i]);
   if (call->in != call->in_small) free(call->in);
   if (call->out != call->out_small) free(call->out);
+  if (call->movable != call->movable_small) free(call->movable);
   if (call->ctx.failure != NULL) TF_DeleteStatus(call->ctx.failure);
   Py_XDECREF(call->keep);
   Py_XDECREF(call->inputs);
@@ -389,6 +372,146 @@ static PyObject* Kernel_compute_async(KernelObject* self, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+/* enable_host_fast_path(device, unaligned_ok=False): the kernel runs on `device`, a host CPU device whose
+ * values are numpy arrays and whose buffers are exclusive by the default rule (Device.buffer_is_exclusive): the
+ * bridge then allocates outputs (from the device's plain numpy allocator) and forwards inputs in C, and
+ * direct_call works. unaligned_ok: the kernel reads inputs at any element-aligned address (no 64-byte copy). */
+static PyObject* Kernel_enable_host_fast_path(KernelObject* self, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"device", "unaligned_ok", NULL};
+  PyObject* device;
+  int unaligned_ok = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p", keywords, &device, &unaligned_ok)) return NULL;
+  if (!self->k.is_cpu) {
+    PyErr_Format(PyExc_ValueError, "kernel '%s' does not run on a CPU device", self->k.name);
+    return NULL;
+  }
+  Py_XSETREF(self->host_device, Py_NewRef(device));
+  self->unaligned_ok = unaligned_ok;
+  Py_RETURN_NONE;
+}
+
+/* A call of a one-output kernel on the host fast path without an OpKernelContext: the inputs are `args`,
+ * output 0 is the result (a new reference; NULL with the kernel's OpError raised). Bit i of `given` says the
+ * caller gives argument i up: it holds the reference the caller passed and will drop it right after the call.
+ * Such an argument whose reference count is 1 (nobody else holds it) may become the output's buffer, as
+ * OpKernelContext.forward_input allows for a context's inputs. */
+static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize_t nargs, uint64_t given) {
+  MT_Kernel* k = &self->k;
+  if (self->host_device == NULL || k->num_outputs != 1 || nargs != k->num_inputs ||
+      k->builder->compute_async != NULL) {
+    PyErr_Format(PyExc_TypeError,
+                 "direct_call of kernel '%s': %zd inputs given, it takes %d (and needs one output, a synchronous "
+                 "compute and the host fast path)",
+                 k->name, nargs, k->num_inputs);
+    return NULL;
+  }
+  KernelCall call;
+  call.in = call.in_small;
+  call.out = call.out_small;
+  call.movable = call.movable_small;
+  call.filled = 0;
+  call.py_ctx = call.inputs = call.outputs = call.keep = call.callback = NULL;
+  call.kernel = self; /* borrowed: the caller holds the kernel for the call */
+  call.gil_held = 0;
+  call.out[0] = NULL;
+  PyObject* result = NULL;
+  int n = k->num_inputs;
+  int64_t elements = 0;
+  if (n > SMALL_ARITY) {
+    call.in = (MT_Input*)calloc((size_t)n, sizeof(MT_Input));
+    call.movable = (unsigned char*)calloc((size_t)n, 1);
+    if (call.in == NULL || call.movable == NULL) {
+      PyErr_NoMemory();
+      goto done;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    MT_Input* in = &call.in[i]; /* what mt_release_input reads when filling fails early (no memset: it is slow) */
+    in->dims = NULL;
+    in->num_dims = 0;
+    in->buffer = NULL;
+    in->data = NULL;
+    in->nbytes = 0;
+    call.filled = i + 1;
+    if (mt_fill_input(in, args[i], k->input_types[i], &call.keep, !self->unaligned_ok) < 0) goto done;
+    elements += MT_NumElements(call.in[i].dims, call.in[i].num_dims);
+    int movable = i < 64 && ((given >> i) & 1) && Py_REFCNT(args[i]) == 1;
+    for (int j = 0; movable && j < n; ++j) movable = j == i || args[j] != args[i];
+    call.movable[i] = (unsigned char)movable;
+  }
+  struct TF_OpKernelContext* ctx = &call.ctx;
+  ctx->kernel = k;
+  ctx->py = NULL;
+  ctx->num_inputs = n;
+  ctx->num_outputs = 1;
+  ctx->inputs = call.in;
+  ctx->outputs = call.out;
+  ctx->step_id = 0;
+  atomic_init(&ctx->deferred_ops, 0);
+  atomic_flag_clear(&ctx->failure_lock);
+  ctx->failure = NULL;
+  if (elements <= MT_DIRECT_GIL_ELEMENTS) {
+    /* A few elements: the kernel takes less time than handing the GIL over and back, twice (its allocation
+       callback takes the GIL). Direct calls are the built-in library's kernels, which call back into the
+       runtime (allocation) only from the calling thread, so the callbacks find the GIL held by their own
+       thread; intra-op worker threads only compute. */
+    call.gil_held = 1;
+    call.gil_thread = pthread_self();
+    MT_PushPluginCall(&self->site, "compute of the kernel");
+    MT_RunKernel(ctx);
+    MT_PopPluginCall();
+    call.gil_held = 0;
+  } else {
+    Py_BEGIN_ALLOW_THREADS
+    MT_PushPluginCall(&self->site, "compute of the kernel");
+    MT_RunKernel(ctx);
+    MT_PopPluginCall();
+    Py_END_ALLOW_THREADS
+  }
+  if (ctx->failure != NULL) {
+    mt_raise_status(ctx->failure);
+    TF_DeleteStatus(ctx->failure);
+    ctx->failure = NULL;
+    goto done;
+  }
+  if (PyErr_Occurred()) goto done;
+  if (call.out[0] == NULL) {
+    TF_Status* status = TF_NewStatus();
+    MT_SetStatusf(status, TF_INTERNAL, "Kernel '%s' did not set output 0", k->name);
+    mt_raise_status(status);
+    TF_DeleteStatus(status);
+    goto done;
+  }
+  result = output_from_input(call.out[0], call.in, n);
+  if (result == NULL && !PyErr_Occurred()) result = mt_value_from_tensor(call.out[0]);
+done:
+  TF_DeleteTensor(call.out[0]); /* outputs first: an input passed through then needs no adoption */
+  call.out[0] = NULL;
+  for (int i = 0; i < call.filled; ++i) mt_release_input(&call.in[i]);
+  if (call.in != call.in_small) free(call.in);
+  if (call.movable != call.movable_small) free(call.movable);
+  Py_XDECREF(call.keep);
+  return result;
+}
+
+/* direct_call(*inputs) -> output 0: `direct_call` for Python callers, which keep their own references to the
+ * arguments (so no input is ever written). */
+static PyObject* Kernel_direct_call(KernelObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return direct_call(self, args, nargs, 0);
+}
+
+/* The C entry point other extensions call (the executor's C plan loop, through the DIRECT_CALL capsule): the
+ * same call on `kernel` (a Kernel), with the arguments `given` up by the caller (see direct_call). */
+static PyObject* mt_direct_call_api(PyObject* kernel, PyObject* const* args, Py_ssize_t nargs, uint64_t given) {
+  if (!PyObject_TypeCheck(kernel, &MT_KernelType)) {
+    PyErr_SetString(PyExc_TypeError, "direct call: not a modtensor bridge Kernel");
+    return NULL;
+  }
+  return direct_call((KernelObject*)kernel, args, nargs, given);
+}
+
+MT_DirectCallFunction mt_direct_call_function = mt_direct_call_api;
+
 static PyObject* Kernel_get_failure(KernelObject* self, void* closure) {
   (void)closure;
   return Py_NewRef(self->failure);
@@ -401,6 +524,11 @@ static PyObject* Kernel_get_name(KernelObject* self, void* closure) {
 
 static PyMethodDef kKernelMethods[] = {
     {"compute", (PyCFunction)Kernel_compute, METH_O, "compute(ctx): run the C kernel on an OpKernelContext."},
+    {"direct_call", (PyCFunction)(void (*)(void))Kernel_direct_call, METH_FASTCALL,
+     "direct_call(*inputs) -> output 0: run a one-output kernel on the host fast path without a context."},
+    {"enable_host_fast_path", (PyCFunction)(void (*)(void))Kernel_enable_host_fast_path,
+     METH_VARARGS | METH_KEYWORDS,
+     "enable_host_fast_path(device, unaligned_ok=False): allocate and forward in C for this host CPU device."},
     {"compute_async", (PyCFunction)Kernel_compute_async, METH_VARARGS,
      "compute_async(ctx, callback): start an asynchronous C kernel; callback(None or error) runs when it is done."},
     {NULL, NULL, 0, NULL},

@@ -10,6 +10,7 @@ PyObject* mt_str_step_id;
 PyObject* mt_str_allocate_output;
 PyObject* mt_str_device;
 PyObject* mt_str_allocator;
+PyObject* mt_str_host_allocator;
 PyObject* mt_str_collect_stats;
 PyObject* mt_str_device_address;
 PyObject* mt_str_nbytes;
@@ -367,6 +368,7 @@ PyMODINIT_FUNC PyInit__bridge(void) {
   mt_str_allocate_output = PyUnicode_InternFromString("allocate_output");
   mt_str_device = PyUnicode_InternFromString("device");
   mt_str_allocator = PyUnicode_InternFromString("allocator");
+  mt_str_host_allocator = PyUnicode_InternFromString("host_allocator");
   mt_str_collect_stats = PyUnicode_InternFromString("collect_stats");
   mt_str_device_address = PyUnicode_InternFromString("device_address");
   mt_str_nbytes = PyUnicode_InternFromString("nbytes");
@@ -375,11 +377,15 @@ PyMODINIT_FUNC PyInit__bridge(void) {
   if (PyType_Ready(&MT_KernelType) < 0 || PyType_Ready(&MT_PluginCallType) < 0) return NULL;
   PyObject* m = PyModule_Create(&kModule);
   if (m == NULL) return NULL;
-  if (PyModule_AddObjectRef(m, "Kernel", (PyObject*)&MT_KernelType) < 0 ||
+  PyObject* direct = PyCapsule_New((void*)mt_direct_call_function, MT_DIRECT_CALL_CAPSULE, NULL);
+  if (direct == NULL || PyModule_AddObjectRef(m, "Kernel", (PyObject*)&MT_KernelType) < 0 ||
       PyModule_AddObjectRef(m, "PluginCall", (PyObject*)&MT_PluginCallType) < 0 ||
-      PyModule_AddIntConstant(m, "INTERNAL_VERSION", MT_INTERNAL_VERSION) < 0) {
+      PyModule_AddIntConstant(m, "INTERNAL_VERSION", MT_INTERNAL_VERSION) < 0 ||
+      PyModule_AddObjectRef(m, "DIRECT_CALL", direct) < 0) {
+    Py_XDECREF(direct);
     Py_DECREF(m);
     return NULL;
   }
+  Py_DECREF(direct);
   return m;
 }

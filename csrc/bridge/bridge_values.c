@@ -344,7 +344,7 @@ static PyArrayObject* aligned_copy(PyArrayObject* a, PyObject** keep) {
   return (PyArrayObject*)copy;
 }
 
-int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep) {
+int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** keep, int aligned) {
   in->dtype = dtype;
   in->buffer = NULL;
   in->owner = value;
@@ -383,10 +383,11 @@ int mt_fill_input(MT_Input* in, PyObject* value, TF_DataType dtype, PyObject** k
   if (dtype == TF_STRING) return fill_string_input(in, value);
   /* Object arrays (resource and variant handles) hold Python objects, not data a plugin reads: never copied. */
   int objects = PyArray_TYPE(a) == NPY_OBJECT;
-  if (!objects &&
-      (!PyArray_IS_C_CONTIGUOUS(a) || ((uintptr_t)PyArray_DATA(a) % MT_ALIGNMENT != 0 && PyArray_NBYTES(a) > 0))) {
+  int misaligned = aligned ? (uintptr_t)PyArray_DATA(a) % MT_ALIGNMENT != 0 : !PyArray_ISALIGNED(a);
+  if (!objects && (!PyArray_IS_C_CONTIGUOUS(a) || (misaligned && PyArray_NBYTES(a) > 0))) {
     /* Non-contiguous, or not on TensorFlow's 64-byte alignment (a value made by numpy outside the
-       runtime's allocators: a Python kernel's output, a user's array): the plugin reads a copy. */
+       runtime's allocators: a Python kernel's output, a user's array): the plugin reads a copy. Kernels that
+       take any element-aligned memory (`aligned` 0: the built-in library's) read such a value in place. */
     PyArrayObject* copy = aligned_copy(a, keep);
     if (copy == NULL) return -1;
     a = copy;

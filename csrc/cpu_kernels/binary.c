@@ -130,7 +130,12 @@ static void binary_compute(void* state, TF_OpKernelContext* ctx) {
   }
   int64_t total = 1;
   for (int d = 0; d < rank; ++d) total *= j.dims[d];
-  /* Release the handles so the runtime may give an operand's buffer to the output, then read them again. */
+  /* Release the handles so the runtime may give an operand's buffer to the output. The inputs' memory stays
+     the runtime's for the whole call (the context holds the inputs; a forwarded one's memory is the output's),
+     so their data pointers outlive the handles: no second TF_GetInput. */
+  j.x = (const float*)TF_TensorData(x);
+  j.y = (const float*)TF_TensorData(y);
+  int64_t x_count = TF_TensorElementCount(x), y_count = TF_TensorElementCount(y);
   TF_DeleteTensor(x);
   TF_DeleteTensor(y);
   x = y = NULL;
@@ -144,16 +149,11 @@ static void binary_compute(void* state, TF_OpKernelContext* ctx) {
   if (y_full) candidates[nc++] = 1;
   z = TF_ForwardInputOrAllocateOutput(ctx, candidates, nc, 0, j.dims, rank, &forwarded, s);
   if (TF_GetCode(s) != TF_OK) goto fail;
-  TF_GetInput(ctx, 0, &x, s);
-  if (TF_GetCode(s) == TF_OK) TF_GetInput(ctx, 1, &y, s);
-  if (TF_GetCode(s) != TF_OK) goto fail;
   if (total == 0) goto done;
-  j.x = (const float*)TF_TensorData(x);
-  j.y = (const float*)TF_TensorData(y);
   j.z = (float*)TF_TensorData(z);
-  if (same || rank == 0 || TF_TensorElementCount(x) == 1 || TF_TensorElementCount(y) == 1) {
-    j.xs[0] = TF_TensorElementCount(x) == total ? 1 : 0;
-    j.ys[0] = TF_TensorElementCount(y) == total ? 1 : 0;
+  if (same || rank == 0 || x_count == 1 || y_count == 1) {
+    j.xs[0] = x_count == total ? 1 : 0;
+    j.ys[0] = y_count == total ? 1 : 0;
     mtk_parallel_for(total, 16384, flat_range, &j);
     goto done;
   }

@@ -76,7 +76,8 @@ static void act_compute(void* state, TF_OpKernelContext* ctx) {
   Eltwise* k = (Eltwise*)state;
   TF_Status* s = TF_NewStatus();
   TF_Tensor *x = NULL, *y = NULL;
-  /* Forward first (a held input handle would prevent it), then read the input. */
+  /* Read the input's shape and memory, drop the handle (a held one would prevent forwarding), then forward.
+     The input's memory stays the runtime's for the whole call, so its data pointer outlives the handle. */
   TF_Tensor* probe = NULL;
   TF_GetInput(ctx, 0, &probe, s);
   if (TF_GetCode(s) != TF_OK) goto fail;
@@ -88,19 +89,17 @@ static void act_compute(void* state, TF_OpKernelContext* ctx) {
     goto fail;
   }
   for (int i = 0; i < dims_n; ++i) dims[i] = TF_Dim(probe, i);
+  EltJob j;
+  memset(&j, 0, sizeof j);
+  j.x = (const float*)TF_TensorData(probe);
+  int64_t n = TF_TensorElementCount(probe);
   TF_DeleteTensor(probe);
   int candidate = 0, forwarded = -1;
   y = TF_ForwardInputOrAllocateOutput(ctx, &candidate, 1, 0, dims, dims_n, &forwarded, s);
   if (TF_GetCode(s) != TF_OK) goto fail;
-  TF_GetInput(ctx, 0, &x, s);
-  if (TF_GetCode(s) != TF_OK) goto fail;
-  EltJob j;
-  memset(&j, 0, sizeof j);
-  j.x = (const float*)TF_TensorData(x);
   j.y = (float*)TF_TensorData(y);
   j.act = k->act;
   j.alpha = k->alpha;
-  int64_t n = TF_TensorElementCount(x);
   int cheap = k->act == MTK_ACT_RELU || k->act == MTK_ACT_RELU6 || k->act == MTK_ACT_LEAKY_RELU;
   mtk_parallel_for(n, cheap ? 65536 : 8192, act_range, &j);
   goto done;

@@ -8,15 +8,29 @@
  * does not run itself (a kernel needing a context, a transfer, an output of the wrong dtype): the
  * Python executor runs that one and calls run again. A kernel's exception propagates with
  * Plan.failed_at set to its node, which the executor names in the error. Nothing here is specific
- * to a device: it only calls Python callables, in the executor's order, holding the GIL. */
+ * to a device: it only calls Python callables, in the executor's order, holding the GIL.
+ *
+ * A step may instead name a C entry point (a capsule holding a DirectCall function, with the object
+ * it is called on): the built-in native CPU kernels (modtensor.plugin.native._bridge.DIRECT_CALL).
+ * Such a call gets the values this node reads last *moved* out of their slots (the plan holds their
+ * only reference during the call and tells the callee which arguments it gives up), so the kernel
+ * may write its output into an input's buffer, as TensorFlow forwards an input nobody else reads. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+/* A C entry point: call(target, args, nargs, given) -> output (new reference) or NULL with an exception; bit i
+ * of `given`: argument i is given up by the caller (csrc/bridge/bridge.h, MT_DirectCallFunction). */
+typedef PyObject* (*DirectCallFunction)(PyObject* target, PyObject* const* args, Py_ssize_t nargs, uint64_t given);
+#define DIRECT_CALL_CAPSULE "modtensor.plugin.native._bridge.DIRECT_CALL"
+
 typedef struct {
   int direct;               /* 1: run here; 0: the executor runs it */
   PyObject* call;           /* the kernel's direct call (owned), or NULL */
+  DirectCallFunction c_call; /* or a C entry point, called on `target` */
+  PyObject* target;         /* (owned) */
+  uint64_t given;           /* c_call: the arguments whose slot this node reads last (given up) */
   PyArray_Descr* expected;  /* the output dtype (owned), or NULL when not checked */
   Py_ssize_t n_in;
   Py_ssize_t* in;           /* input slots */
@@ -39,6 +53,7 @@ static void free_steps(PlanObject* self) {
   for (Py_ssize_t i = 0; i < self->n; ++i) {
     Step* s = &self->steps[i];
     Py_XDECREF(s->call);
+    Py_XDECREF(s->target);
     Py_XDECREF(s->expected);
     PyMem_Free(s->in);
     PyMem_Free(s->take);
@@ -77,7 +92,9 @@ static int slots(PyObject* seq, Py_ssize_t* count, Py_ssize_t** out) {
   return 0;
 }
 
-/* Plan(steps): steps is a sequence of (call or None, expected numpy dtype or None, in_slots, take, out_slot, drop). */
+/* Plan(steps): steps is a sequence of (call or None, expected numpy dtype or None, in_slots, take, out_slot, drop
+ * [, (capsule, target) or None]); a (capsule, target) pair runs the capsule's DirectCall on target instead of
+ * call. */
 static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
   PyObject* steps;
   static char* keywords[] = {"steps", NULL};
@@ -95,9 +112,10 @@ static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
   self->n = n;
   self->failed_at = -1;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *call, *expected, *in, *take, *drop;
+    PyObject *call, *expected, *in, *take, *drop, *native = Py_None;
     Py_ssize_t out;
-    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "OOOOnO", &call, &expected, &in, &take, &out, &drop)) {
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "OOOOnO|O", &call, &expected, &in, &take, &out, &drop,
+                          &native)) {
       Py_DECREF(fast);
       return -1;
     }
@@ -111,6 +129,25 @@ static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
     if (call != Py_None) {
       s->direct = 1;
       s->call = Py_NewRef(call);
+    }
+    if (native != Py_None) {
+      PyObject *capsule, *target;
+      if (!PyArg_ParseTuple(native, "OO", &capsule, &target)) {
+        Py_DECREF(fast);
+        return -1;
+      }
+      s->c_call = (DirectCallFunction)PyCapsule_GetPointer(capsule, DIRECT_CALL_CAPSULE);
+      if (s->c_call == NULL) {
+        Py_DECREF(fast);
+        return -1;
+      }
+      s->direct = 1;
+      s->target = Py_NewRef(target);
+      for (Py_ssize_t k = 0; k < s->n_in && k < 64; ++k) { /* arguments read from a slot this node reads last */
+        for (Py_ssize_t t = 0; t < s->n_take; ++t) {
+          if (s->take[t] == s->in[k]) s->given |= (uint64_t)1 << k;
+        }
+      }
     }
     if (expected != Py_None) {
       PyArray_Descr* descr = NULL;
@@ -139,6 +176,40 @@ static int set_slot(PyObject* values, Py_ssize_t slot, PyObject* value) {
 
 #define SMALL 8
 
+/* Take the values of `s`'s last-read slots out of the list into `moved` (the plan then holds their only
+ * reference from the list's side). -1 with an exception when a slot is out of range. */
+static int move_out(const Step* s, PyObject* values, PyObject** moved) {
+  Py_ssize_t size = PyList_GET_SIZE(values);
+  for (Py_ssize_t k = 0; k < s->n_take; ++k) {
+    Py_ssize_t slot = s->take[k];
+    if (slot < 0 || slot >= size) {
+      for (Py_ssize_t j = 0; j < k; ++j) { /* put back what was moved */
+        PyObject* none = PyList_GET_ITEM(values, s->take[j]);
+        PyList_SET_ITEM(values, s->take[j], moved[j]);
+        Py_DECREF(none);
+      }
+      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
+      return -1;
+    }
+    moved[k] = PyList_GET_ITEM(values, slot);
+    PyList_SET_ITEM(values, slot, Py_NewRef(Py_None));
+  }
+  return 0;
+}
+
+/* Undo move_out (restore = 1: the values go back into their slots) or drop the moved references. */
+static void settle_moved(const Step* s, PyObject* values, PyObject** moved, int restore) {
+  for (Py_ssize_t k = 0; k < s->n_take; ++k) {
+    if (restore) {
+      PyObject* none = PyList_GET_ITEM(values, s->take[k]);
+      PyList_SET_ITEM(values, s->take[k], moved[k]);
+      Py_DECREF(none);
+    } else {
+      Py_DECREF(moved[k]);
+    }
+  }
+}
+
 /* run(values, start) -> index of the first node not run here (len(steps) when all ran). */
 static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2 || !PyList_Check(args[0])) {
@@ -149,15 +220,16 @@ static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t na
   Py_ssize_t i = PyLong_AsSsize_t(args[1]);
   if (i < 0 && PyErr_Occurred()) return NULL;
   Py_ssize_t size = PyList_GET_SIZE(values);
-  PyObject* small[SMALL];
+  PyObject* small[2 * SMALL];
   for (; i < self->n; ++i) {
     Step* s = &self->steps[i];
     if (!s->direct) break;
-    PyObject** argv = small;
+    PyObject** argv = small; /* the arguments, then (C entry points) the values moved out of their slots */
     if (s->n_in > SMALL) {
-      argv = (PyObject**)PyMem_Malloc(sizeof(PyObject*) * (size_t)s->n_in);
+      argv = (PyObject**)PyMem_Malloc(sizeof(PyObject*) * 2 * (size_t)s->n_in);
       if (argv == NULL) return PyErr_NoMemory();
     }
+    PyObject** moved = argv + (s->n_in > SMALL ? s->n_in : SMALL);
     for (Py_ssize_t k = 0; k < s->n_in; ++k) {
       Py_ssize_t slot = s->in[k];
       if (slot < 0 || slot >= size) {
@@ -166,25 +238,34 @@ static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t na
         self->failed_at = i;
         return NULL;
       }
-      argv[k] = PyList_GET_ITEM(values, slot); /* borrowed: the list keeps them during the call */
+      argv[k] = PyList_GET_ITEM(values, slot); /* borrowed: the list (or `moved`) keeps them during the call */
     }
-    PyObject* out = PyObject_Vectorcall(s->call, argv, (size_t)s->n_in, NULL);
+    PyObject* out;
+    int moving = s->c_call != NULL && s->n_take > 0;
+    if (moving && move_out(s, values, moved) < 0) {
+      if (argv != small) PyMem_Free(argv);
+      self->failed_at = i;
+      return NULL;
+    }
+    if (s->c_call != NULL) {
+      out = s->c_call(s->target, argv, s->n_in, s->given);
+    } else {
+      out = PyObject_Vectorcall(s->call, argv, (size_t)s->n_in, NULL);
+    }
+    if (out != NULL && !PyArray_CheckExact(out)) {
+      PyObject* array = PyArray_FromAny(out, NULL, 0, 0, 0, NULL);
+      Py_DECREF(out);
+      out = array;
+    }
+    int wrong_dtype = out != NULL && s->expected != NULL && PyArray_DESCR((PyArrayObject*)out) != s->expected &&
+                      !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject*)out), s->expected);
+    if (moving) settle_moved(s, values, moved, wrong_dtype); /* the executor reruns a wrong one with its inputs */
     if (argv != small) PyMem_Free(argv);
     if (out == NULL) {
       self->failed_at = i;
       return NULL;
     }
-    if (!PyArray_CheckExact(out)) {
-      PyObject* array = PyArray_FromAny(out, NULL, 0, 0, 0, NULL);
-      Py_DECREF(out);
-      if (array == NULL) {
-        self->failed_at = i;
-        return NULL;
-      }
-      out = array;
-    }
-    if (s->expected != NULL && PyArray_DESCR((PyArrayObject*)out) != s->expected &&
-        !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject*)out), s->expected)) {
+    if (wrong_dtype) {
       Py_DECREF(out); /* the executor runs it again itself and reports the wrong dtype */
       break;
     }

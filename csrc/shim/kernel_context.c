@@ -89,7 +89,7 @@ int TF_NumInputs(TF_OpKernelContext* ctx) { return ctx->num_inputs; }
 int TF_NumOutputs(TF_OpKernelContext* ctx) { return ctx->num_outputs; }
 
 /* The buffer over input `i`, made on first use (any thread). */
-static MT_Buffer* input_buffer(MT_Input* in) {
+MT_Buffer* MT_InputBuffer(MT_Input* in) {
   MT_Buffer* buf = __atomic_load_n(&in->buffer, __ATOMIC_ACQUIRE);
   if (buf != NULL) return buf;
   MT_Buffer* fresh = MT_NewBuffer(in->data, in->nbytes, NULL, NULL);
@@ -107,7 +107,7 @@ void TF_GetInput(TF_OpKernelContext* ctx, int i, TF_Tensor** tensor, TF_Status* 
     return;
   }
   MT_Input* in = &ctx->inputs[i];
-  *tensor = MT_NewTensorOnBuffer(in->dtype, in->dims, in->num_dims, input_buffer(in));
+  *tensor = MT_NewTensorOnBuffer(in->dtype, in->dims, in->num_dims, MT_InputBuffer(in));
   TF_SetStatus(status, TF_OK, "");
 }
 

@@ -34,10 +34,20 @@ extern "C" {
 #define MT_EXPORT __attribute__((visibility("default")))
 
 /* Version of the internal interface; the bridge refuses a shim of another version. */
-#define MT_INTERNAL_VERSION 3
+#define MT_INTERNAL_VERSION 4
 
 /* Alignment of buffers the shim allocates itself (TF_AllocateTensor), TF's value. */
 #define MT_ALIGNMENT 64
+
+/* ------------------------------------------------------------------ small-struct caches (small_cache.c) */
+
+/* Kinds of struct the per-thread caches keep: each kind has one fixed size. */
+enum { MT_CACHE_TENSOR, MT_CACHE_BUFFER, MT_CACHE_STATUS, MT_CACHE_KINDS };
+
+/* `size` bytes (uninitialized) for a struct of `kind`, from this thread's cache or malloc; aborts when out of
+ * memory. MT_CacheFree gives it back (NULL: nothing). Shim-internal. */
+void* MT_CacheAlloc(int kind, size_t size);
+void MT_CacheFree(int kind, void* p);
 
 /* ------------------------------------------------------------------ status */
 
@@ -213,6 +223,9 @@ typedef struct MT_Input {
                         contiguous copy `owner` of a runtime value (forwarded in its place); 0: owned by `buffer`.
                         The bridge adopts `owner` when a handle to a borrowed buffer outlives the call. */
 } MT_Input;
+
+/* The buffer over an input's memory (TF_GetInput's), made on its first use from any thread; borrowed. */
+MT_EXPORT MT_Buffer* MT_InputBuffer(MT_Input* in);
 
 struct TF_OpKernelContext {
   MT_Kernel* kernel;

@@ -33,9 +33,10 @@ static void clear_payloads(TSL_Status* s) {
 }
 
 MT_EXPORT TSL_Status* TSL_NewStatus(void) {
-  TSL_Status* s = (TSL_Status*)calloc(1, sizeof(TSL_Status));
-  if (s == NULL) abort();
+  TSL_Status* s = (TSL_Status*)MT_CacheAlloc(MT_CACHE_STATUS, sizeof(TSL_Status)); /* kernels make one per call */
   s->code = TSL_OK;
+  s->message = NULL;
+  s->payloads = NULL;
   return s;
 }
 
@@ -43,7 +44,7 @@ MT_EXPORT void TSL_DeleteStatus(TSL_Status* s) {
   if (s == NULL) return;
   free(s->message);
   clear_payloads(s);
-  free(s);
+  MT_CacheFree(MT_CACHE_STATUS, s);
 }
 
 MT_EXPORT void TSL_SetStatus(TSL_Status* s, TSL_Code code, const char* msg) {

@@ -41,13 +41,15 @@ int64_t MT_NumElements(const int64_t* dims, int num_dims) {
 /* ---- buffers ---- */
 
 MT_Buffer* MT_NewBuffer(void* data, size_t len, void (*deallocator)(void*, size_t, void*), void* arg) {
-  MT_Buffer* buf = (MT_Buffer*)calloc(1, sizeof(MT_Buffer));
-  if (buf == NULL) abort();
+  /* From the per-thread cache (a kernel call makes several buffers and tensors); fields set one by one. */
+  MT_Buffer* buf = (MT_Buffer*)MT_CacheAlloc(MT_CACHE_BUFFER, sizeof(MT_Buffer));
   atomic_init(&buf->refs, 1);
   buf->data = data;
   buf->len = len;
   buf->deallocator = deallocator;
   buf->deallocator_arg = arg;
+  buf->owns_memory = 0;
+  buf->num_strings = 0;
   return buf;
 }
 
@@ -61,7 +63,7 @@ void MT_BufferUnref(MT_Buffer* buf) {
     for (int64_t i = 0; i < buf->num_strings; ++i) TF_TString_Dealloc(&strings[i]);
   }
   if (buf->deallocator != NULL) buf->deallocator(buf->data, buf->len, buf->deallocator_arg);
-  free(buf);
+  MT_CacheFree(MT_CACHE_BUFFER, buf);
 }
 
 static void free_aligned(void* data, size_t len, void* arg) {
@@ -99,8 +101,7 @@ static void set_dims(TF_Tensor* t, const int64_t* dims, int num_dims) {
 }
 
 TF_Tensor* MT_NewTensorOnBuffer(TF_DataType dtype, const int64_t* dims, int num_dims, MT_Buffer* buf) {
-  TF_Tensor* t = (TF_Tensor*)calloc(1, sizeof(TF_Tensor));
-  if (t == NULL) abort();
+  TF_Tensor* t = (TF_Tensor*)MT_CacheAlloc(MT_CACHE_TENSOR, sizeof(TF_Tensor));
   t->dtype = dtype;
   t->dims = t->inline_dims;
   set_dims(t, dims, num_dims);
@@ -148,7 +149,7 @@ void TF_DeleteTensor(TF_Tensor* t) {
   if (t == NULL) return;
   MT_BufferUnref(t->buffer);
   if (t->dims != t->inline_dims) free(t->dims);
-  free(t);
+  MT_CacheFree(MT_CACHE_TENSOR, t);
 }
 
 TF_DataType TF_TensorType(const TF_Tensor* t) { return t->dtype; }

@@ -539,3 +539,107 @@ def test_float64_stays_on_the_numpy_kernels() -> None:
     x, f = rand(1, 5, 5, 2).astype(np.float64), rand(3, 3, 2, 3).astype(np.float64)
     got = run_kernel("Conv2D", [x, f], expect_native=False, strides=[1, 1, 1, 1], padding="SAME")
     assert got.dtype == np.float64
+
+
+# ---------------------------------------------------------------------- graphs: the executor's direct calls
+
+
+def _graph_node(op: str, name: str, inputs: list[str], **attrs: Any) -> node_def_pb2.NodeDef:
+    node = _node(op, 0, attrs)
+    node.name = name
+    node.input.extend(inputs)
+    return node
+
+
+def _small_and_large_graph() -> Any:
+    """x, c -> a = x + c; m = a * c; r = relu(m); s = r + r; out = s * a (``a`` read twice, ``r`` twice by one node)."""
+    from modtensor.framework import tensor_proto
+    from modtensor.framework.protos import graph_pb2
+
+    graph = graph_pb2.GraphDef()
+    graph.node.extend([
+        _graph_node("Placeholder", "x", [], dtype=np.float32),
+        _graph_node("Const", "c", [], dtype=np.float32,
+                    value=tensor_proto.make_tensor_proto(np.float32(1.5))),
+        _graph_node("AddV2", "a", ["x", "c"], T=np.float32),
+        _graph_node("Mul", "m", ["a", "c"], T=np.float32),
+        _graph_node("Relu", "r", ["m"], T=np.float32),
+        _graph_node("AddV2", "s", ["r", "r"], T=np.float32),
+        _graph_node("Mul", "out", ["s", "a"], T=np.float32),
+    ])  # fmt: skip
+    return graph
+
+
+def _expected(x: np.ndarray) -> np.ndarray:
+    c = np.float32(1.5)
+    a = x + c
+    r = np.maximum(a * c, np.float32(0))
+    return (r + r) * a
+
+
+@pytest.mark.parametrize("size", [10, 200_000])
+def test_graph_plan_runs_the_native_kernels_for_small_and_large_inputs(size: int) -> None:
+    """In a graph on the CPU the plan calls the native kernels themselves, without a kernel context, for 10 floats
+    as for 200k (no small-input fallback to the numpy kernels: the direct call costs less than theirs), writes
+    an output into an input's buffer only where no later node reads that input, and leaves the fed array alone."""
+    from modtensor.plugin.native.kernels import NativeKernel
+    from modtensor.runtime.graph_execution import compile_graph
+
+    compiled = compile_graph(_small_and_large_graph(), ["x"], ["out"])
+    try:
+        (executor,) = compiled._executors
+        items = {item.name: item for item in executor._items}
+        plan = {entry[1].name: entry for entry in executor._plan}
+        assert executor._fast_plan is not None
+        for name in ("a", "m", "r", "s", "out"):
+            item = items[name]
+            assert type(item.kernel) is NativeKernel and item.kernel.spec.builtin, name
+            call, (capsule, target) = item.plan_call
+            assert target is item.kernel._native and plan[name][2] == call, name  # the plan's call is the C kernel
+        x = np.linspace(-2.0, 2.0, size, dtype=np.float32)
+        before = x.copy()
+        for _ in range(3):
+            (got,) = compiled.run([x])
+            np.testing.assert_allclose(got, _expected(before), rtol=1e-6)
+        np.testing.assert_array_equal(x, before)  # the caller's array was not written
+        # The output comes from the native kernels' own allocation (TensorFlow's 64-byte alignment).
+        assert got.ctypes.data % 64 == 0
+        executor._fast_plan = None  # the Python plan loop (no C extension): the same calls, nothing forwarded
+        (again,) = compiled.run([x])
+        np.testing.assert_array_equal(again, got)
+        np.testing.assert_array_equal(x, before)
+    finally:
+        compiled.close()
+
+
+def test_direct_call_from_python_never_writes_an_argument() -> None:
+    from modtensor.runtime.allocator import aligned_empty
+
+    node = _node("AddV2", 2, {"T": np.float32})
+    kernel = create_kernel(node, global_registry().get("AddV2").op_def, device_factory.get_device("CPU:0"))
+    call, _native = kernel.plan_call()
+    x = aligned_empty((8,), np.float32)
+    x[:] = 1.0
+    out = call(x, np.float32(2.0) * np.ones(8, np.float32))
+    np.testing.assert_array_equal(out, np.full(8, 3.0, np.float32))
+    np.testing.assert_array_equal(x, np.ones(8, np.float32))
+    assert out is not x
+
+
+def test_context_call_forwards_an_input_only_its_inputs_list_holds() -> None:
+    """Through a kernel context the bridge decides forwarding in C, by forward_input's rule: an aligned, writeable
+    input whose only reference is the context's inputs list becomes the output; one the caller still holds does
+    not."""
+    from modtensor.runtime.allocator import aligned_empty
+
+    node = _node("Relu", 1, {"T": np.float32})
+    kernel = create_kernel(node, global_registry().get("Relu").op_def, device_factory.get_device("CPU:0"))
+    held = aligned_empty((16,), np.float32)
+    held[:] = -1.0
+    (out,) = kernel.run(OpKernelContext(kernel, [held]))
+    assert out is not held and float(held[0]) == -1.0 and float(out[0]) == 0.0
+    inputs = [aligned_empty((16,), np.float32)]
+    inputs[0][:] = -1.0
+    given = id(inputs[0])
+    (out,) = kernel.run(OpKernelContext(kernel, inputs))
+    assert id(out) == given and float(out[0]) == 0.0

@@ -188,6 +188,7 @@ class _NodeItem:
         "node",
         "num_inputs",
         "out_edges",
+        "plan_call",
         "transfer",
         "enter_frame",
     )
@@ -200,6 +201,9 @@ class _NodeItem:
         self.transfer: _Transfer | None = None
         self.loop: Any = None  # compiled_loop.CompiledLoop for a compiled loop's node
         self.call: Callable[..., Any] | None = None
+        # The plan's own way to call a kernel without a context (OpKernel.plan_call: the built-in native CPU
+        # kernels), (call, C entry point) or None; the dataflow machine and compiled loops run it with a context.
+        self.plan_call: tuple[Callable[..., Any], Any] | None = None
         self.kind = _CONTEXT
         self.expected: np.dtype | None = None
         self.num_inputs = 0
@@ -462,9 +466,11 @@ class Executor:
         call = prepare() if prepare is not None else None
         if call is None:
             item.kind = _CONTEXT
+            plan_call = getattr(kernel, "plan_call", None) if self.device.is_host else None
+            item.plan_call = plan_call() if plan_call is not None else None
         else:
             item.call = call
-            item.kind = _CALL1 if item.num_inputs == 1 else _CALL2 if item.num_inputs == 2 else _CALLN
+            item.kind = _call_kind(item.num_inputs)
 
     def _compile_plan(self, out_types: list[list[int]]) -> list[tuple]:
         """Per node: (kind, item, call, first_slot, second_slot, in_slots, take, out_start, out_stop, drop)."""
@@ -491,7 +497,10 @@ class Executor:
             first = slots[0] if slots else -1
             second = slots[1] if len(slots) > 1 else -1
             kind = item.kind if item.kind < _ASYNC else _CONTEXT  # the plan calls plumbing kernels like any other
-            plan.append((kind, item, item.call, first, second, tuple(slots), take, start, stop, drop))
+            call = item.call
+            if kind == _CONTEXT and item.plan_call is not None:
+                kind, call = _call_kind(item.num_inputs), item.plan_call[0]
+            plan.append((kind, item, call, first, second, tuple(slots), take, start, stop, drop))
         return plan
 
     def _compile_dataflow(self) -> None:
@@ -1531,8 +1540,13 @@ def _fast_plan(plan: list[tuple]) -> Any:
     steps = []
     for kind, item, call, _first, _second, in_slots, take, start, stop, drop in plan:
         direct = call if kind <= _CALLN and stop - start == 1 else None
-        steps.append((direct, item.expected, in_slots, take, start, drop))
+        native = item.plan_call[1] if direct is not None and item.plan_call is not None else None
+        steps.append((direct, item.expected, in_slots, take, start, drop, native))
     return _plan_runner.Plan(steps)
+
+
+def _call_kind(num_inputs: int) -> int:
+    return _CALL1 if num_inputs == 1 else _CALL2 if num_inputs == 2 else _CALLN
 
 
 def _is_expensive(item: _NodeItem) -> bool:

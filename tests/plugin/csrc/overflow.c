@@ -1,5 +1,8 @@
 /* A deliberately broken kernel (writes one element past its buffer): the control that shows the
- * AddressSanitizer run of tests/plugin/test_asan.py really instruments plugin code. */
+ * AddressSanitizer run of tests/plugin/test_asan.py really instruments plugin code. The buffer holds 5
+ * floats (20 bytes, not a multiple of ASan's 8-byte granule), so the stray write lands in the unused tail
+ * of its own heap chunk: reported, without overwriting the header of whichever chunk comes next (a 16-byte
+ * buffer's overflow did, and freeing that neighbour later made a second, spurious report). */
 #include <stdlib.h>
 
 #include "tensorflow/c/kernels.h"
@@ -13,10 +16,10 @@ static void free_memory(void* data, size_t len, void* arg) {
 static void compute(void* state, TF_OpKernelContext* ctx) {
   (void)state;
   TF_Status* s = TF_NewStatus();
-  int64_t dims[1] = {4};
-  float* data = (float*)malloc(4 * sizeof(float));
-  for (int i = 0; i <= 4; ++i) data[i] = (float)i; /* the bug */
-  TF_Tensor* y = TF_NewTensor(TF_FLOAT, dims, 1, data, 4 * sizeof(float), free_memory, NULL);
+  int64_t dims[1] = {5};
+  float* data = (float*)malloc(5 * sizeof(float));
+  for (int i = 0; i <= 5; ++i) data[i] = (float)i; /* the bug */
+  TF_Tensor* y = TF_NewTensor(TF_FLOAT, dims, 1, data, 5 * sizeof(float), free_memory, NULL);
   TF_SetOutput(ctx, 0, y, s);
   TF_DeleteTensor(y);
   TF_DeleteStatus(s);

@@ -88,8 +88,31 @@ class NativeKernel(OpKernel):
         if self._native.failure is not None:
             code, message = self._native.failure
             ctx.fail(self.plugin_error(code, message, during="construction"))
+        # On the host CPU the bridge allocates outputs and forwards inputs in C (no Python call per allocation).
+        self._host_fast_path = _host_fast_path(device)
+        if self._host_fast_path:
+            # The built-in library loads its inputs with unaligned SIMD loads: numpy-made values need no copy.
+            self._native.enable_host_fast_path(device, unaligned_ok=spec.builtin)
         # The C function itself: OpKernel.run calls it with no Python frame in between.
         self.compute = self._native.compute  # type: ignore[method-assign]
+
+    def plan_call(self) -> tuple[Callable[..., Any], tuple[Any, Any]] | None:
+        """How the executor's plan may call this kernel without an OpKernelContext, or None.
+
+        ``(call, (capsule, target))`` when the kernel is the built-in native CPU library's, has one output and
+        runs on the host CPU: ``call(*inputs) -> output`` is the bridge's ``direct_call`` (for Python callers:
+        it never writes an input), and the capsule's C function called on ``target`` is the same call for the C
+        plan loop, which gives up the values a node reads last so the kernel may reuse their buffers
+        (csrc/bridge/bridge.h, ``MT_DirectCallFunction``). The built-in kernels use nothing a context would add
+        (step, function library, resources).
+        """
+        if not (self.spec.builtin and self._host_fast_path and self.num_outputs == 1):
+            return None
+        if isinstance(self, AsyncOpKernel):
+            return None
+        from modtensor.plugin.native import bridge
+
+        return self._native.direct_call, (bridge().DIRECT_CALL, self._native)
 
     def plugin_error(self, code: int, message: str, *, during: str = "compute") -> errors.OpError:
         """The OpError for a TF_Status the plugin reported, naming the plugin, the op and the node.
@@ -105,6 +128,19 @@ class NativeKernel(OpKernel):
             f"from plugin {self.spec.source}]"
         )
         return with_node_context(cls(self.node_def, None, text), self.node_def)
+
+
+def _host_fast_path(device: Any) -> bool:
+    """Whether the bridge may allocate and forward in C for ``device``: the host CPU (numpy values, no stream)
+    with the default buffer-exclusivity rule."""
+    from modtensor.runtime.device import Device
+
+    return (
+        device.device_type == "CPU"
+        and device.is_host
+        and getattr(device, "compute_stream", None) is None
+        and type(device).buffer_is_exclusive is Device.buffer_is_exclusive
+    )
 
 
 def _is_builtin_library(source: str) -> bool:
