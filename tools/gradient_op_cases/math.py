@@ -1,4 +1,4 @@
-"""Backward ops of math gradients: SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad.
+"""Backward ops of math gradients: SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad; Conj.
 
 Also kernel cases of the Einsum forms only gradients use: a label repeated in the output (the
 gradient of a diagonal or trace puts values on a diagonal).
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-OPS = ["SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"]
+UNARY_GRADIENT_OPS = ["SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"]
+OPS = [*UNARY_GRADIENT_OPS, "Conj"]
 
 # y (a unary op's output) and dy where the kernels' guards and IEEE rules show: zeros, infinities, NaN.
 _SPECIAL_Y = [0.0, 0.0, 1.0, np.inf, np.inf, -np.inf, np.nan, 2.0, 0.0, 3.0, -1.5, 0.25]
@@ -17,7 +18,7 @@ _SPECIAL_DY = [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, np.nan, np.inf, 1.0, 0.0, -2.0
 
 def cases(shape_case, kernel_case, rnd, P, C) -> None:  # noqa: ANN001, N803 - the tool's case makers
     U = None  # noqa: N806
-    for op in OPS:
+    for op in UNARY_GRADIENT_OPS:
         # (no bfloat16 cases: the kernel goldens' npz files cannot hold it; the kernels compute it like float16)
         for dtype in (np.float32, np.float64, np.float16, np.complex64, np.complex128):
             kernel_case(op, rnd((3, 37), dtype), rnd((3, 37), dtype))
@@ -31,6 +32,11 @@ def cases(shape_case, kernel_case, rnd, P, C) -> None:  # noqa: ANN001, N803 - t
         shape_case(op, P(None), P([2, 3]))
         shape_case(op, P([2, 3]), P(None))
         shape_case(op, P([2, 3], "float64"), P([3], "float64"))
+    for dtype in (np.complex64, np.complex128):
+        kernel_case("Conj", rnd((2, 5), dtype))
+        kernel_case("Conj", rnd((), dtype))
+    shape_case("Conj", P([2, U], "complex64"))
+    shape_case("Conj", P(None, "complex128"))
     inflating = (("i->ii", [(3,)]), ("bi->bii", [(2, 3)]), ("i,j->iij", [(3,), (2,)]), ("ij->iji", [(3, 2)]),
                  ("ab,b->aab", [(2, 3), (3,)]), ("...i->...ii", [(2, 3)]))  # fmt: skip
     for equation, shapes in inflating:

@@ -219,6 +219,17 @@ def _identity(value: Tensor, name: str | None) -> Tensor:
 # --------------------------------------------------------------------------- unary
 
 
+def conj(x: Any, name: str | None = None) -> Tensor:
+    """The complex conjugate (``Conj``); a real or integer tensor is returned as it is (TF's ``tf.math.conj``)."""
+    x = convert_to_tensor(x, name="x")
+    dtype = x.dtype.base_dtype
+    if dtype.is_complex or dtype == dtypes.variant:
+        return apply_op("Conj", name=name, input=x)
+    if dtype.is_floating or dtype.is_integer:
+        return x
+    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
+
+
 def negative(x: Any, name: str | None = None) -> Tensor:
     """``-x`` elementwise (``Neg``)."""
     return apply_op("Neg", name=name, x=x)

@@ -499,6 +499,25 @@ CASES.update(
             "fn": "lambda tf, x: [tf.sqrt(x), tf.math.rsqrt(x), tf.math.reciprocal(x)]",
             "inputs": [("const", [1 + 2j, -0.5j, 3.0, 2 - 1j], "complex128")],
         },
+        # ---------------------------------------------------------------- complex (conjugated gradients: Conj)
+        "mul_div_complex": {
+            "fn": "lambda tf, x, y: [x * y, x / y, tf.square(x)]",
+            "inputs": [
+                ("const", [1 + 2j, -0.5j, 3.0, 2 - 1j], "complex64"),
+                ("const", [0.5 + 0.5j, -1.0 + 2j, 1j, 2.0], "complex64"),
+            ],
+        },
+        "exp_log_tanh_complex": {
+            "fn": "lambda tf, x: [tf.exp(x), tf.math.log(x), tf.tanh(x), tf.sin(x)]",
+            "inputs": [("const", [0.5 + 0.2j, -0.3j, 0.7, 0.1 - 0.4j], "complex128")],
+        },
+        "matmul_einsum_complex": {
+            "fn": "lambda tf, a, b: [tf.matmul(a, b), tf.einsum('ij,jk->ik', a, b)]",
+            "inputs": [
+                ("const", [[1 + 2j, -0.5j], [3.0, 2 - 1j]], "complex128"),
+                ("const", [[0.5 + 1j, 2.0], [1j, -1 - 1j]], "complex128"),
+            ],
+        },
         "batch_matmul_adjoint_complex": {
             "fn": "lambda tf, a, b: tf.matmul(a, b, adjoint_b=True)",
             "inputs": [

@@ -92,7 +92,14 @@ sqrt_grad = _kernel(_sqrt_grad, "sqrt_grad")
 rsqrt_grad = _kernel(_rsqrt_grad, "rsqrt_grad")
 reciprocal_grad = _kernel(_reciprocal_grad, "reciprocal_grad")
 
+
+def conj(x: np.ndarray) -> np.ndarray:
+    """The complex conjugate, elementwise (Conj)."""
+    return np.asarray(np.conjugate(x))
+
+
 OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "Conj": conj,
     "SigmoidGrad": sigmoid_grad,
     "TanhGrad": tanh_grad,
     "SqrtGrad": sqrt_grad,
@@ -101,3 +108,4 @@ OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {op: {"T": "FLOATS COMPLEX"} for op in OP_FUNCTIONS}
+CPU_TYPE_CONSTRAINTS["Conj"] = {"T": "COMPLEX"}
