@@ -16,6 +16,9 @@ Reads one JSON request per line on stdin and answers one JSON line on stdout:
 - ``{"op": "chain", "value": [...]}``: build ``graph_overhead.py``'s 1000-op chain with TensorFlow
   as a Session over a v1 graph (step name ``chain_session``) and as a ``tf.function``
   (``chain_function``), run each once and answer both outputs; ``time_step`` times them;
+- ``{"op": "while_loop"}``: build ``while_loop.py``'s loop with TensorFlow in its three forms (steps
+  ``while_fn``, ``while_session``, ``while_kernel``), run each once and answer their results;
+  ``time_step`` times them;
 - ``{"op": "quit"}``.
 
 modtensor never imports TensorFlow: the benchmark talks to this process instead, so both
@@ -61,6 +64,15 @@ def _chain_steps(value: list) -> dict:
     return {"chain_session": run, "chain_function": graph_overhead._function_runner(tf, array)}
 
 
+def _while_steps() -> dict:
+    """while_loop.py's loop with TensorFlow: ``{"while_fn": call, "while_session": call, "while_kernel": call}``."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import while_loop
+
+    steps = while_loop.runners(tf)
+    return steps
+
+
 def main() -> None:
     sessions: dict[str, tuple[tf.compat.v1.Session, list[str]]] = {}
     steps: dict[str, object] = {}
@@ -102,6 +114,11 @@ def main() -> None:
             chain = _chain_steps(request["value"])
             steps.update(chain)
             answer = {name: np.asarray(call()).tolist() for name, call in chain.items()}
+            answer["version"] = tf.__version__
+        elif op == "while_loop":
+            loops = _while_steps()
+            steps.update(loops)
+            answer = {name: [float(np.asarray(v)) for v in call()] for name, call in loops.items()}
             answer["version"] = tf.__version__
         elif op == "time_step":
             step = steps[request["name"]]

@@ -41,36 +41,73 @@ def _session(tf: Any, lower: bool) -> tuple[Any, Any]:
     return session, lambda: session.run([i, acc], {n: np.int32(ITERATIONS)})
 
 
+def runners(tf: Any) -> dict[str, Any]:
+    """The three forms with ``tf`` (modtensor or TensorFlow): ``{"while_fn", "while_session", "while_kernel"}``.
+
+    Each call runs the loop once and returns ``(i, acc)``; the Sessions stay open as long as the calls live.
+    """
+    fn = _function(tf)
+    calls: dict[str, Any] = {"while_fn": lambda: tuple(fn())}
+    for label, lower in (("while_session", True), ("while_kernel", False)):
+        _session_object, calls[label] = _session(tf, lower)
+    return calls
+
+
+def _tensorflow_worker() -> tuple[Any, str, dict]:
+    """The TensorFlow worker with the loops built, or (None, why not, {})."""
+    from model_latency import TensorFlowWorker, tf_python
+
+    python = tf_python()
+    if python is None:
+        return None, "TensorFlow not run (set MODTENSOR_TF_PYTHON to an interpreter with TensorFlow)", {}
+    worker = TensorFlowWorker(python)
+    try:
+        answer = worker.ask(op="while_loop")
+    except RuntimeError as exc:
+        worker.close()
+        return None, f"TensorFlow worker failed: {exc}", {}
+    return worker, f"TensorFlow {answer.pop('version')} in a worker process", answer
+
+
 def run(env: Environment) -> list[Row]:
     """Rows: per-iteration time of the loop in a function, in a Session, and through the While kernel."""
+    from graph_overhead import _measure_with_worker
+
     import modtensor
 
     tf = env.tensorflow
-    fns: dict[str, Any] = {"fn": _function(modtensor)}
-    sessions = []
-    for label, lower in (("session", True), ("kernel", False)):
-        session, fns[label] = _session(modtensor, lower)
-        sessions.append(session)
-    expected = fns["fn"]()
-    for label in ("session", "kernel"):
-        i, acc = fns[label]()
-        assert int(i) == ITERATIONS and np.isclose(acc, expected[1].numpy(), rtol=1e-4), label
-    if tf is not None:
-        fns["tf_fn"] = _function(tf)
-        for label, lower in (("tf_session", True), ("tf_kernel", False)):
-            session, fns[label] = _session(tf, lower)
-            sessions.append(session)
-    else:
-        fns.update(tf_fn=None, tf_session=None, tf_kernel=None)
-    times = measure_interleaved(fns, repeats=max(3, env.repeats // 4))
-    for session in sessions:
-        session.close()
+    names = ("while_fn", "while_session", "while_kernel")
+    local = {"mt_" + name: call for name, call in runners(modtensor).items()}
+    expected = local["mt_while_fn"]()
+    for name in names:
+        i, acc = local["mt_" + name]()
+        assert int(i) == ITERATIONS and np.isclose(acc, expected[1], rtol=1e-4), name
     note = "i < n; (i + 1, acc * 0.999 + 1.0); per iteration"
+    repeats = max(3, env.repeats // 4)
+    if tf is not None:
+        theirs = {"tf_" + name: call for name, call in runners(tf).items()}
+        times = measure_interleaved({**local, **theirs}, repeats=repeats)
+        note += f"; TensorFlow {tf.__version__} in this process"
+    else:
+        worker, why, results = _tensorflow_worker()
+        note += f"; {why}"
+        if worker is None:
+            times = measure_interleaved({**local, **{"tf_" + name: None for name in names}}, repeats=repeats)
+        else:
+            for name in names:  # TensorFlow computed the same loop
+                i, acc = results[name]
+                assert int(i) == ITERATIONS and np.isclose(acc, expected[1], rtol=1e-4), (name, results[name])
+            try:
+                measured = _measure_with_worker(local, worker, list(names), repeats)
+            finally:
+                worker.close()
+            times = {**measured, **{"tf_" + name: measured[name] for name in names}}
+    bench = "tf.while_loop (10,000 iterations)"
+    cases = (
+        ("while_fn", "in tf.function (lowered)", note),
+        ("while_session", "v1 Session, control flow v2 (lowered)", note),
+        ("while_kernel", "While kernel (lowering off)", note + "; disable_functional_ops_lowering"),
+    )
     return [
-        Row("tf.while_loop (10,000 iterations)", "in tf.function (lowered)", times["fn"], None, times["tf_fn"],
-            ITERATIONS, note),
-        Row("tf.while_loop (10,000 iterations)", "v1 Session, control flow v2 (lowered)", times["session"], None,
-            times["tf_session"], ITERATIONS, note),
-        Row("tf.while_loop (10,000 iterations)", "While kernel (lowering off)", times["kernel"], None,
-            times["tf_kernel"], ITERATIONS, note + "; disable_functional_ops_lowering"),
-    ]  # fmt: skip
+        Row(bench, case, times["mt_" + name], None, times["tf_" + name], ITERATIONS, text) for name, case, text in cases
+    ]

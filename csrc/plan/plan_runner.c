@@ -11,19 +11,18 @@
  * to a device: it only calls Python callables, in the executor's order, holding the GIL.
  *
  * A step may instead name a C entry point (a capsule holding a DirectCall function, with the object
- * it is called on): the built-in native CPU kernels (modtensor.plugin.native._bridge.DIRECT_CALL).
- * Such a call gets the values this node reads last *moved* out of their slots (the plan holds their
- * only reference during the call and tells the callee which arguments it gives up), so the kernel
- * may write its output into an input's buffer, as TensorFlow forwards an input nobody else reads. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#include <numpy/arrayobject.h>
+ * it is called on): the built-in native CPU kernels (modtensor.plugin.native._bridge.DIRECT_CALL), or
+ * this extension's host scalar ops (SCALAR_CALL, scalar_ops.c). Such a call gets the values this node
+ * reads last *moved* out of their slots (the plan holds their only reference during the call and tells
+ * the callee which arguments it gives up), so the kernel may write its output into an input's buffer,
+ * as TensorFlow forwards an input nobody else reads.
+ *
+ * A Loop runs a while loop over one Plan's steps (head, predicate, body, loop variables' update) without
+ * returning to Python per iteration (runtime/loop_plan.py builds it; see "loops" below). */
+#define MT_PLAN_IMPORTS_ARRAY
+#include "plan.h"
 
-/* A C entry point: call(target, args, nargs, given) -> output (new reference) or NULL with an exception; bit i
- * of `given`: argument i is given up by the caller (csrc/bridge/bridge.h, MT_DirectCallFunction). */
-typedef PyObject* (*DirectCallFunction)(PyObject* target, PyObject* const* args, Py_ssize_t nargs, uint64_t given);
-#define DIRECT_CALL_CAPSULE "modtensor.plugin.native._bridge.DIRECT_CALL"
+#include <string.h>
 
 typedef struct {
   int direct;               /* 1: run here; 0: the executor runs it */
@@ -136,7 +135,12 @@ static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
         Py_DECREF(fast);
         return -1;
       }
-      s->c_call = (DirectCallFunction)PyCapsule_GetPointer(capsule, DIRECT_CALL_CAPSULE);
+      const char* name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
+      if (name != NULL && strcmp(name, SCALAR_CALL_CAPSULE) == 0) {
+        s->c_call = (DirectCallFunction)PyCapsule_GetPointer(capsule, SCALAR_CALL_CAPSULE);
+      } else {
+        s->c_call = (DirectCallFunction)PyCapsule_GetPointer(capsule, DIRECT_CALL_CAPSULE);
+      }
       if (s->c_call == NULL) {
         Py_DECREF(fast);
         return -1;
@@ -210,6 +214,67 @@ static void settle_moved(const Step* s, PyObject* values, PyObject** moved, int 
   }
 }
 
+/* Run step `s` on `values` (of `size` slots): 0 when it ran, 1 when the executor must run it (not a direct call,
+ * or its output has the wrong dtype: then nothing changed), -1 with an exception when its kernel failed. */
+static int run_step(const Step* s, PyObject* values, Py_ssize_t size) {
+  if (!s->direct) return 1;
+  PyObject* small[2 * SMALL];
+  PyObject** argv = small; /* the arguments, then (C entry points) the values moved out of their slots */
+  if (s->n_in > SMALL) {
+    argv = (PyObject**)PyMem_Malloc(sizeof(PyObject*) * 2 * (size_t)s->n_in);
+    if (argv == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+  }
+  PyObject** moved = argv + (s->n_in > SMALL ? s->n_in : SMALL);
+  for (Py_ssize_t k = 0; k < s->n_in; ++k) {
+    Py_ssize_t slot = s->in[k];
+    if (slot < 0 || slot >= size) {
+      if (argv != small) PyMem_Free(argv);
+      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
+      return -1;
+    }
+    argv[k] = PyList_GET_ITEM(values, slot); /* borrowed: the list (or `moved`) keeps them during the call */
+  }
+  PyObject* out;
+  int moving = s->c_call != NULL && s->n_take > 0;
+  if (moving && move_out(s, values, moved) < 0) {
+    if (argv != small) PyMem_Free(argv);
+    return -1;
+  }
+  if (s->c_call != NULL) {
+    out = s->c_call(s->target, argv, s->n_in, s->given);
+  } else {
+    out = PyObject_Vectorcall(s->call, argv, (size_t)s->n_in, NULL);
+  }
+  if (out != NULL && !PyArray_CheckExact(out)) {
+    PyObject* array = PyArray_FromAny(out, NULL, 0, 0, 0, NULL);
+    Py_DECREF(out);
+    out = array;
+  }
+  int wrong_dtype = out != NULL && s->expected != NULL && PyArray_DESCR((PyArrayObject*)out) != s->expected &&
+                    !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject*)out), s->expected);
+  if (moving) settle_moved(s, values, moved, wrong_dtype); /* the executor reruns a wrong one with its inputs */
+  if (argv != small) PyMem_Free(argv);
+  if (out == NULL) return -1;
+  if (wrong_dtype) {
+    Py_DECREF(out); /* the executor runs it again itself and reports the wrong dtype */
+    return 1;
+  }
+  for (Py_ssize_t k = 0; k < s->n_take; ++k) {
+    if (set_slot(values, s->take[k], Py_NewRef(Py_None)) < 0) {
+      Py_DECREF(out);
+      return -1;
+    }
+  }
+  if (set_slot(values, s->out, out) < 0) return -1;
+  for (Py_ssize_t k = 0; k < s->n_drop; ++k) {
+    if (set_slot(values, s->drop[k], Py_NewRef(Py_None)) < 0) return -1;
+  }
+  return 0;
+}
+
 /* run(values, start) -> index of the first node not run here (len(steps) when all ran). */
 static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2 || !PyList_Check(args[0])) {
@@ -220,72 +285,13 @@ static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t na
   Py_ssize_t i = PyLong_AsSsize_t(args[1]);
   if (i < 0 && PyErr_Occurred()) return NULL;
   Py_ssize_t size = PyList_GET_SIZE(values);
-  PyObject* small[2 * SMALL];
   for (; i < self->n; ++i) {
-    Step* s = &self->steps[i];
-    if (!s->direct) break;
-    PyObject** argv = small; /* the arguments, then (C entry points) the values moved out of their slots */
-    if (s->n_in > SMALL) {
-      argv = (PyObject**)PyMem_Malloc(sizeof(PyObject*) * 2 * (size_t)s->n_in);
-      if (argv == NULL) return PyErr_NoMemory();
-    }
-    PyObject** moved = argv + (s->n_in > SMALL ? s->n_in : SMALL);
-    for (Py_ssize_t k = 0; k < s->n_in; ++k) {
-      Py_ssize_t slot = s->in[k];
-      if (slot < 0 || slot >= size) {
-        if (argv != small) PyMem_Free(argv);
-        PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
-        self->failed_at = i;
-        return NULL;
-      }
-      argv[k] = PyList_GET_ITEM(values, slot); /* borrowed: the list (or `moved`) keeps them during the call */
-    }
-    PyObject* out;
-    int moving = s->c_call != NULL && s->n_take > 0;
-    if (moving && move_out(s, values, moved) < 0) {
-      if (argv != small) PyMem_Free(argv);
+    int ran = run_step(&self->steps[i], values, size);
+    if (ran < 0) {
       self->failed_at = i;
       return NULL;
     }
-    if (s->c_call != NULL) {
-      out = s->c_call(s->target, argv, s->n_in, s->given);
-    } else {
-      out = PyObject_Vectorcall(s->call, argv, (size_t)s->n_in, NULL);
-    }
-    if (out != NULL && !PyArray_CheckExact(out)) {
-      PyObject* array = PyArray_FromAny(out, NULL, 0, 0, 0, NULL);
-      Py_DECREF(out);
-      out = array;
-    }
-    int wrong_dtype = out != NULL && s->expected != NULL && PyArray_DESCR((PyArrayObject*)out) != s->expected &&
-                      !PyArray_EquivTypes(PyArray_DESCR((PyArrayObject*)out), s->expected);
-    if (moving) settle_moved(s, values, moved, wrong_dtype); /* the executor reruns a wrong one with its inputs */
-    if (argv != small) PyMem_Free(argv);
-    if (out == NULL) {
-      self->failed_at = i;
-      return NULL;
-    }
-    if (wrong_dtype) {
-      Py_DECREF(out); /* the executor runs it again itself and reports the wrong dtype */
-      break;
-    }
-    for (Py_ssize_t k = 0; k < s->n_take; ++k) {
-      if (set_slot(values, s->take[k], Py_NewRef(Py_None)) < 0) {
-        Py_DECREF(out);
-        self->failed_at = i;
-        return NULL;
-      }
-    }
-    if (set_slot(values, s->out, out) < 0) {
-      self->failed_at = i;
-      return NULL;
-    }
-    for (Py_ssize_t k = 0; k < s->n_drop; ++k) {
-      if (set_slot(values, s->drop[k], Py_NewRef(Py_None)) < 0) {
-        self->failed_at = i;
-        return NULL;
-      }
-    }
+    if (ran > 0) break;
   }
   return PyLong_FromSsize_t(i);
 }
@@ -319,6 +325,232 @@ static PyTypeObject PlanType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* ------------------------------------------------------------------------------------------------ loops
+ *
+ * Loop(plan, head_end, pred, next_dst, next_src) runs a while loop whose steps are `plan`'s: the head
+ * (steps [0, head_end): the loop's condition), then, while the predicate slot holds true, the body (the other
+ * steps) and the loop variables' update (slot next_dst[k] <- the value of slot next_src[k], all read before
+ * any is written). Positions within an iteration: p < head_end is head step p, head_end the predicate, then
+ * body step p - 1, and n + 1 (n steps) the update; Loop.run(values, state, cancellation) starts at
+ * state = [position, iteration] and returns, with state updated, one of
+ *
+ *   LOOP_DONE       the predicate was false (the loop variables hold the results);
+ *   LOOP_STEP       the step at `position` must be run by the caller (not a direct call, or a wrong dtype);
+ *                   it continues at position + 1;
+ *   LOOP_PRED       the predicate is not a 0-d bool array: the caller decides (continue at head_end + 1);
+ *   LOOP_CANCELLED  `cancellation._cancelled` was true at the top of an iteration.
+ *
+ * A kernel's exception propagates with state naming its position and iteration. Every 32 iterations the loop
+ * lets other threads take the GIL (its C steps never hand it over themselves) and checks for signals. */
+
+enum { LOOP_DONE = 0, LOOP_STEP = 1, LOOP_PRED = 2, LOOP_CANCELLED = 3 };
+#define LOOP_YIELD_EVERY 32
+
+typedef struct {
+  PyObject_HEAD
+  PlanObject* plan;
+  Py_ssize_t head_end;
+  Py_ssize_t pred;
+  Py_ssize_t n_next;
+  Py_ssize_t* next_dst;
+  Py_ssize_t* next_src;
+} LoopObject;
+
+static PyObject* g_cancelled_name; /* "_cancelled", interned */
+
+static void Loop_clear_fields(LoopObject* self) {
+  Py_CLEAR(self->plan);
+  PyMem_Free(self->next_dst);
+  PyMem_Free(self->next_src);
+  self->next_dst = self->next_src = NULL;
+  self->n_next = 0;
+}
+
+static void Loop_dealloc(LoopObject* self) {
+  Loop_clear_fields(self);
+  Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+static int Loop_init(LoopObject* self, PyObject* args, PyObject* kwargs) {
+  PyObject *plan, *dst, *src;
+  Py_ssize_t head_end, pred;
+  static char* keywords[] = {"plan", "head_end", "pred", "next_dst", "next_src", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!nnOO", keywords, &PlanType, &plan, &head_end, &pred, &dst,
+                                   &src)) {
+    return -1;
+  }
+  Loop_clear_fields(self);
+  PlanObject* p = (PlanObject*)plan;
+  if (head_end < 0 || head_end > p->n || pred < 0) {
+    PyErr_SetString(PyExc_ValueError, "Loop: head_end must be within the plan and pred a slot");
+    return -1;
+  }
+  Py_ssize_t n_dst, n_src;
+  if (slots(dst, &n_dst, &self->next_dst) < 0 || slots(src, &n_src, &self->next_src) < 0) return -1;
+  if (n_dst != n_src) {
+    PyErr_SetString(PyExc_ValueError, "Loop: next_dst and next_src differ in length");
+    return -1;
+  }
+  for (Py_ssize_t k = 0; k < n_dst; ++k) {
+    if (self->next_dst[k] < 0 || self->next_src[k] < 0) {
+      PyErr_SetString(PyExc_ValueError, "Loop: negative slot");
+      return -1;
+    }
+  }
+  self->n_next = n_dst;
+  self->plan = (PlanObject*)Py_NewRef(plan);
+  self->head_end = head_end;
+  self->pred = pred;
+  return 0;
+}
+
+/* The loop variables' update: every source read, then every destination written (the old values dropped last:
+ * a destructor may run any code). -1 with an exception when out of memory. */
+static int update(const LoopObject* self, PyObject* values) {
+  PyObject* small[2 * SMALL];
+  Py_ssize_t n = self->n_next;
+  PyObject** moving = n > SMALL ? (PyObject**)PyMem_Malloc(sizeof(PyObject*) * 2 * (size_t)n) : small;
+  if (moving == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  PyObject** old = moving + (n > SMALL ? n : SMALL);
+  for (Py_ssize_t k = 0; k < n; ++k) moving[k] = Py_NewRef(PyList_GET_ITEM(values, self->next_src[k]));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    old[k] = PyList_GET_ITEM(values, self->next_dst[k]);
+    PyList_SET_ITEM(values, self->next_dst[k], moving[k]); /* steals */
+  }
+  for (Py_ssize_t k = 0; k < n; ++k) Py_XDECREF(old[k]);
+  if (moving != small) PyMem_Free(moving);
+  return 0;
+}
+
+static int write_state(PyObject* state, Py_ssize_t position, Py_ssize_t iteration) {
+  PyObject* p = PyLong_FromSsize_t(position);
+  PyObject* i = PyLong_FromSsize_t(iteration);
+  if (p == NULL || i == NULL) {
+    Py_XDECREF(p);
+    Py_XDECREF(i);
+    return -1;
+  }
+  Py_SETREF(PyList_GET_ITEM(state, 0), p);
+  Py_SETREF(PyList_GET_ITEM(state, 1), i);
+  return 0;
+}
+
+/* run(values, state, cancellation) -> LOOP_DONE | LOOP_STEP | LOOP_PRED | LOOP_CANCELLED (see above). */
+static PyObject* Loop_run(LoopObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) || PyList_GET_SIZE(args[1]) != 2) {
+    PyErr_SetString(PyExc_TypeError, "run(values: list, state: [position, iteration], cancellation)");
+    return NULL;
+  }
+  PyObject* values = args[0];
+  PyObject* state = args[1];
+  PyObject* cancellation = args[2] == Py_None ? NULL : args[2];
+  Py_ssize_t position = PyLong_AsSsize_t(PyList_GET_ITEM(state, 0));
+  if (position == -1 && PyErr_Occurred()) return NULL;
+  Py_ssize_t iteration = PyLong_AsSsize_t(PyList_GET_ITEM(state, 1));
+  if (iteration == -1 && PyErr_Occurred()) return NULL;
+  PlanObject* plan = self->plan;
+  Py_ssize_t size = PyList_GET_SIZE(values);
+  Py_ssize_t head_end = self->head_end, n = plan->n;
+  if (position < 0 || position > n + 1 || self->pred >= size) {
+    PyErr_SetString(PyExc_IndexError, "Loop.run: position or predicate slot out of range");
+    return NULL;
+  }
+  for (Py_ssize_t k = 0; k < self->n_next; ++k) {
+    if (self->next_dst[k] >= size || self->next_src[k] >= size) {
+      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", self->next_dst[k] >= size ? self->next_dst[k]
+                                                                                            : self->next_src[k]);
+      return NULL;
+    }
+  }
+  int status;
+  Py_ssize_t since_yield = 0;
+  for (;;) {
+    if (position == 0) { /* the top of an iteration */
+      if (cancellation != NULL) {
+        PyObject* flag = PyObject_GetAttr(cancellation, g_cancelled_name);
+        int cancelled = flag == NULL ? -1 : PyObject_IsTrue(flag);
+        Py_XDECREF(flag);
+        if (cancelled < 0) goto fail;
+        if (cancelled) {
+          status = LOOP_CANCELLED;
+          break;
+        }
+      }
+      if (++since_yield >= LOOP_YIELD_EVERY) {
+        since_yield = 0;
+        Py_BEGIN_ALLOW_THREADS Py_END_ALLOW_THREADS
+        if (PyErr_CheckSignals() < 0) goto fail;
+      }
+    }
+    if (position == head_end) { /* the predicate */
+      PyObject* pred = PyList_GET_ITEM(values, self->pred);
+      if (!PyArray_CheckExact(pred) || PyArray_NDIM((PyArrayObject*)pred) != 0 ||
+          PyArray_TYPE((PyArrayObject*)pred) != NPY_BOOL) {
+        status = LOOP_PRED;
+        break;
+      }
+      if (!*(const npy_bool*)PyArray_DATA((PyArrayObject*)pred)) {
+        status = LOOP_DONE;
+        break;
+      }
+      ++position;
+      continue;
+    }
+    if (position == n + 1) { /* the loop variables' update */
+      if (update(self, values) < 0) goto fail;
+      ++iteration;
+      position = 0;
+      continue;
+    }
+    Py_ssize_t index = position < head_end ? position : position - 1;
+    int ran = run_step(&plan->steps[index], values, size);
+    if (ran < 0) goto fail;
+    if (ran > 0) {
+      status = LOOP_STEP;
+      break;
+    }
+    ++position;
+  }
+  if (write_state(state, position, iteration) < 0) return NULL;
+  return PyLong_FromLong(status);
+fail:
+  {
+    PyObject *type, *value, *traceback; /* keep the kernel's exception while the state is written */
+    PyErr_Fetch(&type, &value, &traceback);
+    int written = write_state(state, position, iteration);
+    if (written < 0) {
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(traceback);
+      return NULL;
+    }
+    PyErr_Restore(type, value, traceback);
+  }
+  return NULL;
+}
+
+static PyMethodDef kLoopMethods[] = {
+    {"run", (PyCFunction)(void (*)(void))Loop_run, METH_FASTCALL,
+     "run(values, state, cancellation) -> LOOP_DONE, LOOP_STEP, LOOP_PRED or LOOP_CANCELLED; state is "
+     "[position, iteration], updated."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject LoopType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "modtensor.runtime._plan_runner.Loop",
+    .tp_basicsize = sizeof(LoopObject),
+    .tp_dealloc = (destructor)Loop_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Loop(plan, head_end, pred, next_dst, next_src): a while loop over a plan's steps, run in C.",
+    .tp_methods = kLoopMethods,
+    .tp_init = (initproc)Loop_init,
+    .tp_new = PyType_GenericNew,
+};
+
 static struct PyModuleDef kModule = {
     PyModuleDef_HEAD_INIT, "_plan_runner", "The executor's straight-line plan loop in C.", -1, NULL, NULL, NULL, NULL,
     NULL,
@@ -326,10 +558,17 @@ static struct PyModuleDef kModule = {
 
 PyMODINIT_FUNC PyInit__plan_runner(void) {
   import_array();
-  if (PyType_Ready(&PlanType) < 0) return NULL;
+  if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&LoopType) < 0) return NULL;
+  g_cancelled_name = PyUnicode_InternFromString("_cancelled");
+  if (g_cancelled_name == NULL) return NULL;
   PyObject* module = PyModule_Create(&kModule);
   if (module == NULL) return NULL;
-  if (PyModule_AddObjectRef(module, "Plan", (PyObject*)&PlanType) < 0) {
+  if (PyModule_AddObjectRef(module, "Plan", (PyObject*)&PlanType) < 0 ||
+      PyModule_AddObjectRef(module, "Loop", (PyObject*)&LoopType) < 0 ||
+      PyModule_AddIntConstant(module, "LOOP_DONE", LOOP_DONE) < 0 ||
+      PyModule_AddIntConstant(module, "LOOP_STEP", LOOP_STEP) < 0 ||
+      PyModule_AddIntConstant(module, "LOOP_PRED", LOOP_PRED) < 0 ||
+      PyModule_AddIntConstant(module, "LOOP_CANCELLED", LOOP_CANCELLED) < 0 || mt_scalar_ops_add(module) < 0) {
     Py_DECREF(module);
     return NULL;
   }

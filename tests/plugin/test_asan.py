@@ -140,3 +140,124 @@ def test_plugin_kernels_run_clean_under_asan_and_a_buggy_kernel_is_caught(asan_b
     reports = done.stderr.count("ERROR: AddressSanitizer")
     assert reports == 1, done.stderr[-6000:]  # only the control's report: the shim and api_plugin are clean
     assert "heap-buffer-overflow" in done.stderr and "overflow.c" in done.stderr
+
+
+PLAN_DRIVER = textwrap.dedent(
+    """
+    import importlib.machinery, importlib.util, sys
+    sys.path.insert(0, sys.argv[1])
+    name = "modtensor.runtime._plan_runner"  # the ASan build, before anything imports the installed one
+    loader = importlib.machinery.ExtensionFileLoader(name, sys.argv[2])
+    spec = importlib.util.spec_from_file_location(name, sys.argv[2], loader=loader)
+    pr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pr)
+    sys.modules[name] = pr
+    import numpy as np
+    import modtensor as tf
+    from modtensor.framework import errors
+    from modtensor.kernels.cpu import elementwise
+    from modtensor.runtime import _plan_runner
+    assert _plan_runner is pr and pr.__file__ == sys.argv[2]
+    # Scalar ops: every op on every dtype, 0-d (C) and vectors (the numpy kernel), operands given up or not.
+    for op, code in pr.SCALAR_OPS.items():
+        kernel = getattr(elementwise, op)
+        scalar = pr.ScalarOp(code, kernel)
+        for dtype in (np.int32, np.int64, np.float32, np.float64, np.bool_):
+            for x, y in ((dtype(3), dtype(1)), (dtype(1), dtype(1))):
+                a, b = np.array(x), np.array(y)
+                try:
+                    want = kernel(a, b)
+                except Exception:
+                    continue
+                assert np.array_equal(scalar(a, b), want), (op, dtype)
+                assert np.array_equal(scalar(np.array([x, y]), b), kernel(np.array([x, y]), b)), (op, dtype)
+    # A Plan and a Loop by hand: many loop variables and inputs (the heap paths), every status, a failing step.
+    add = pr.ScalarOp(pr.SCALAR_OPS["add"], elementwise.add)
+    less = pr.ScalarOp(pr.SCALAR_OPS["less"], elementwise.less)
+    wide = lambda *xs: np.asarray(sum(xs), np.int32)
+    n = 12
+    rows = [(less, None, (0, 1), (), 2, (), (pr.SCALAR_CALL, less)),
+            (None, None, (0,), (), -1, (), None),
+            (add, None, (0, 3), (0,), 4, (), (pr.SCALAR_CALL, add)),
+            (wide, None, tuple(range(5, 5 + n)), (), 5 + n, (), None)]
+    loop = pr.Loop(pr.Plan(rows), 1, 2, [0, *range(5, 5 + n)], [4, *([5 + n] * n)])
+    values = [np.array(0, np.int32), np.array(100, np.int32), None, np.array(1, np.int32), None,
+              *[np.array(1, np.int32)] * n, None]
+    state = [0, 0]
+    statuses = []
+    while True:
+        status = loop.run(values, state, None)
+        statuses.append(status)
+        if status == pr.LOOP_DONE:
+            break
+        assert status == pr.LOOP_STEP and state[0] == 2, (status, state)
+        state[0] += 1
+    assert int(values[0]) == 100 and state[1] == 100 and len(statuses) == 101
+    values[2] = np.array(1, np.int32)
+    assert loop.run(values, [1, 0], None) == pr.LOOP_PRED  # an int predicate: the caller decides
+    class Cancelled:
+        _cancelled = True
+    assert loop.run(values, [0, 7], Cancelled()) == pr.LOOP_CANCELLED
+    def broken(x, y):
+        raise ValueError("broken kernel")
+    failing = pr.Loop(pr.Plan([(less, None, (0, 1), (), 2, (), None), (broken, None, (0, 3), (0,), 4, (), None)]),
+                      1, 2, [0], [4])
+    state = [0, 0]
+    try:
+        failing.run([np.array(0, np.int32), np.array(5, np.int32), None, np.array(1, np.int32), None], state, None)
+    except ValueError:
+        assert state == [2, 0], state
+    else:
+        raise AssertionError("the step's error did not propagate")
+    # The executor's loops: a compiled v1 loop (tf.function) and the While kernel (lowering off), errors included.
+    body = lambda i, acc: (i + 1, acc * 0.999 + 1.0)
+    fn = tf.function(lambda n: tf.while_loop(lambda i, acc: i < n, body, [0, tf.constant(0.0)]))
+    assert int(fn(tf.constant(1000))[0]) == 1000
+    for lower in (True, False):
+        graph = tf.Graph()
+        with graph.as_default():
+            n = tf.compat.v1.placeholder(tf.int32, [], name="n")
+            x = tf.compat.v1.placeholder(tf.float32, [3], name="x")
+            out = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + tf.gather(x, [i])),
+                                [0, tf.constant([0.0])])
+        config = tf.compat.v1.ConfigProto()
+        config.experimental.disable_functional_ops_lowering = not lower
+        with tf.compat.v1.Session(graph=graph, config=config) as session:
+            feeds = {n: np.int32(3), x: np.arange(3, dtype=np.float32)}
+            assert int(session.run(out, feeds)[0]) == 3
+            try:
+                session.run(out, {n: np.int32(5), x: np.arange(3, dtype=np.float32)})
+            except errors.InvalidArgumentError as exc:
+                assert "iteration 3" in exc.message, exc.message
+            else:
+                raise AssertionError("no error")
+    print("plan ok", flush=True)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def asan_plan_runner(tmp_path_factory) -> dict[str, Path]:
+    """The executor's C plan loop (csrc/plan) built with AddressSanitizer (and -Werror), as an extension module."""
+    runtime = asan_runtime()
+    if runtime is None:
+        pytest.skip("gcc has no AddressSanitizer runtime (libasan.so)")
+    import sysconfig
+
+    import numpy
+
+    out = tmp_path_factory.mktemp("asan_plan")
+    target = out / "_plan_runner_asan.so"
+    flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-fvisibility=hidden", *ASAN_FLAGS]
+    includes = [f"-I{numpy.get_include()}", f"-I{sysconfig.get_paths()['include']}"]
+    sources = [str(p) for p in sorted((REPO / "csrc" / "plan").glob("*.c"))]
+    subprocess.run(["gcc", "-shared", *flags, *includes, *sources, "-o", str(target)], check=True)
+    return {"runtime": Path(runtime), "module": target}
+
+
+def test_plan_loop_and_scalar_ops_run_clean_under_asan(asan_plan_runner):
+    env = dict(os.environ, LD_PRELOAD=str(asan_plan_runner["runtime"]), ASAN_OPTIONS="detect_leaks=0")
+    args = [sys.executable, "-c", PLAN_DRIVER, str(REPO), str(asan_plan_runner["module"])]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["plan", "ok"], done.stdout + done.stderr[-6000:]
+    assert "AddressSanitizer" not in done.stderr, done.stderr[-6000:]

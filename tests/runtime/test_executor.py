@@ -257,3 +257,153 @@ def test_stateful_kernels_come_from_the_kernel_cache(fresh_devices) -> None:
     np.testing.assert_array_equal(b1, a1)
     np.testing.assert_array_equal(b2, a2)  # the second executor continued the first one's stream
     assert not np.array_equal(a1, a2)
+
+
+# ---------------------------------------------------------------- host scalar ops and loop plans (csrc/plan)
+
+_EDGES = {
+    np.int32: [0, 1, -1, 7, np.iinfo(np.int32).max, np.iinfo(np.int32).min],
+    np.int64: [0, 1, -1, 7, np.iinfo(np.int64).max, np.iinfo(np.int64).min],
+    np.float32: [0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3.4e38, 1e-45],
+    np.float64: [0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 1.7e308, 5e-324],
+    np.bool_: [False, True],
+}
+
+
+def _plan_runner():
+    from modtensor.runtime import _plan_runner
+
+    return _plan_runner
+
+
+@pytest.mark.parametrize("dtype", list(_EDGES), ids=lambda t: np.dtype(t).name)
+def test_scalar_ops_give_the_numpy_kernels_results_on_0d_operands(dtype) -> None:
+    """The C path of the scalar ops (0-d operands of one dtype) equals the numpy kernel bit for bit: integers wrap
+    around, NaN compares unequal, -0.0 keeps its sign; other shapes and mixed dtypes go to the kernel itself."""
+    from modtensor.kernels.cpu import elementwise
+
+    pr = _plan_runner()
+    for name, code in pr.SCALAR_OPS.items():
+        kernel = getattr(elementwise, name)
+        op = pr.ScalarOp(code, kernel)
+        for x in _EDGES[dtype]:
+            for y in _EDGES[dtype]:
+                a, b = np.array(x, dtype), np.array(y, dtype)
+                try:
+                    want = kernel(a, b)
+                except Exception as exc:  # noqa: BLE001 - the op has no such dtype: the kernel's error either way
+                    with pytest.raises(type(exc)):
+                        op(a, b)
+                    continue
+                got = op(a, b)
+                assert type(got) is np.ndarray and got.dtype == want.dtype and got.shape == (), (name, x, y)
+                assert got.tobytes() == np.asarray(want).tobytes(), (name, x, y, got, want)
+        vector = np.array(_EDGES[dtype][:2], dtype)
+        try:
+            want = kernel(vector, vector[:1])
+        except Exception as exc:  # noqa: BLE001
+            with pytest.raises(type(exc)):
+                op(vector, vector[:1])
+            continue
+        np.testing.assert_array_equal(op(vector, vector[:1]), want)
+    with pytest.raises(errors.InvalidArgumentError, match="Incompatible shapes"):
+        pr.ScalarOp(pr.SCALAR_OPS["add"], elementwise.add)(np.ones(2, np.int32), np.ones(3, np.int32))
+
+
+def test_scalar_ops_write_into_an_operand_only_when_the_plan_gives_it_up_and_nothing_else_holds_it() -> None:
+    import weakref
+
+    from modtensor.kernels.cpu import elementwise
+
+    pr = _plan_runner()
+    add = pr.ScalarOp(pr.SCALAR_OPS["add"], elementwise.add)
+    one = np.array(1, np.int32)
+    plan = pr.Plan([(elementwise.add, None, (0, 1), (0,), 2, (), (pr.SCALAR_CALL, add))])
+    values = [np.array(5, np.int32), one, None]
+    first = weakref.ref(values[0])
+    assert plan.run(values, 0) == 1
+    assert values[2] is first() and int(values[2]) == 6 and values[0] is None  # given up, only the plan held it
+    held = np.array(5, np.int32)
+    values = [held, one, None]
+    plan.run(values, 0)
+    assert values[2] is not held and int(held) == 5 and int(values[2]) == 6  # the caller still holds it
+    constant = np.array(5, np.int32)
+    constant.flags.writeable = False
+    values = [constant, one, None]
+    del constant
+    plan.run(values, 0)
+    assert values[2].flags.writeable and int(values[2]) == 6  # a read-only value is never written: a new array
+    assert int(one) == 1
+
+
+class _FakeItem:
+    """What a LoopPlan reads of an executor item."""
+
+    def __init__(self, name: str, call, native=None, num_inputs: int = 2):
+        self.name = name
+        self.call = call
+        self.native = native
+        self.num_inputs = num_inputs
+        self.expected = None
+        self.kernel = None
+
+    def direct_call(self):
+        return None if self.call is None else (self.call, self.native)
+
+
+def _counter_plan(fail_at: int | None = None):
+    """i < n through a Python step (an int predicate: n - i), i + 1 in C, acc + i through a Python step."""
+    from modtensor.kernels.cpu import elementwise
+    from modtensor.runtime.loop_plan import LoopPlan, LoopStep
+
+    pr = _plan_runner()
+    add = pr.ScalarOp(pr.SCALAR_OPS["add"], elementwise.add)
+    sub = _FakeItem("left", None)  # handed back: run_step computes n - i
+    inc = _FakeItem("inc", elementwise.add, (pr.SCALAR_CALL, add))
+    acc = _FakeItem("acc", None)
+    # slots: 0 i, 1 acc, 2 n, 3 one, 4 n - i, 5 i + 1, 6 acc + i
+    head = [LoopStep(sub, (2, 0), (4,))]
+    body = [LoopStep(inc, (0, 3), (5,)), LoopStep(acc, (1, 0), (6,))]
+    plan = LoopPlan(7, head, body, 4, [(0, 5), (1, 6)], results=(0, 1))
+    seen = []
+
+    def run_step(step, inputs, iteration):
+        seen.append((step.item.name, iteration))
+        if step.item.name == "left":
+            return [np.asarray(inputs[0] - inputs[1])]
+        if step.item.name == "acc" and iteration == fail_at:
+            raise ValueError("acc broke")
+        return [np.asarray(inputs[0] + inputs[1])]
+
+    values = [np.array(0, np.int32), np.array(0, np.int64), np.array(10, np.int32), np.array(1, np.int32)] + [None] * 3
+    return plan, values, run_step, seen
+
+
+@pytest.mark.parametrize("in_c", [True, False], ids=["c", "python"])
+def test_a_loop_plan_hands_back_steps_and_predicates_and_stops_on_cancel_and_failure(in_c: bool) -> None:
+    from modtensor.runtime.cancellation import CancellationManager
+    from modtensor.runtime.kernels.functional import to_bool
+    from modtensor.runtime.loop_plan import LoopCancelled, LoopFailure
+
+    plan, values, run_step, seen = _counter_plan()
+    assert plan._fast is not None
+    if not in_c:
+        plan._fast = None
+    assert plan.run(values, None, run_step, to_bool) == 10
+    assert int(values[0]) == 10 and int(values[1]) == 45
+    handed_back = [entry for entry in seen if entry[0] != "inc"]  # in C, the scalar op runs there
+    assert handed_back[:3] == [("left", 0), ("acc", 0), ("left", 1)] and handed_back[-1] == ("left", 10)
+    assert ("inc", 0) not in seen if in_c else ("inc", 0) in seen
+    plan, values, run_step, _seen = _counter_plan(fail_at=4)
+    if not in_c:
+        plan._fast = None
+    with pytest.raises(LoopFailure) as info:
+        plan.run(values, None, run_step, to_bool)
+    assert info.value.step.item.name == "acc" and info.value.iteration == 4 and "acc broke" in str(info.value.error)
+    plan, values, run_step, _seen = _counter_plan()
+    if not in_c:
+        plan._fast = None
+    cancellation = CancellationManager()
+    cancellation.cancel()
+    with pytest.raises(LoopCancelled):
+        plan.run(values, cancellation, run_step, to_bool)

@@ -216,3 +216,87 @@ def test_nested_function_with_constants_inside_a_lowered_loop_body() -> None:
     x = np.array([[1.0, -2.0]], np.float32)
     expected = program(tf.constant(x), tf.constant(3)).numpy()  # eagerly
     np.testing.assert_allclose(tf.function(program)(tf.constant(x), tf.constant(3)).numpy(), expected, rtol=1e-6)
+
+
+def _while_kernels(compiled) -> list:
+    from modtensor.runtime.kernels.functional import WhileKernel
+
+    return [item.kernel for e in compiled._executors for item in e._items if isinstance(item.kernel, WhileKernel)]
+
+
+def test_the_while_kernel_runs_cond_and_body_as_one_loop_plan() -> None:
+    """On the host, cond's and body's straight-line plans become one LoopPlan (run in C): the same numbers as
+    calling both functions every iteration, and as the LoopPlan's Python loop."""
+    from modtensor.runtime.loop_plan import LoopPlan
+
+    compiled, _ = _compile(loop_program, *SPECS)
+    results = []
+    for way in ("c", "python", "calls"):
+        for n in (0, 1, 7):
+            results.append((way, n, compiled.run([np.array([1.0, -2.0], np.float32), np.array(n, np.int32)])))
+        (kernel,) = _while_kernels(compiled)
+        if way == "c":
+            assert isinstance(kernel._loop, LoopPlan) and kernel._loop._fast is not None
+            kernel._loop._fast = None
+        elif way == "python":
+            kernel._loop = None  # from now on every iteration calls cond and body through InstantiatedFunction.run
+    for (_, n, got), (_, m, want) in zip(results[3:], results[:6], strict=True):
+        assert n == m
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    compiled.close()
+
+
+def _error_messages(program, specs, feeds) -> list[tuple[type, str]]:
+    """The error of ``program`` through the loop plan in C, in Python, and through function calls."""
+    compiled, _ = _compile(program, *specs)
+    outcomes = []
+    for way in ("c", "python", "calls"):
+        with pytest.raises(errors.OpError) as info:
+            compiled.run(feeds)
+        outcomes.append((type(info.value), info.value.message))
+        (kernel,) = _while_kernels(compiled)
+        if way == "c":
+            kernel._loop._fast = None
+        else:
+            kernel._loop = None
+    compiled.close()
+    return outcomes
+
+
+def test_while_kernel_errors_in_cond_and_body_are_the_same_on_every_path() -> None:
+    def in_body(x):
+        return tf.while_loop(lambda i, acc: i < 5, lambda i, acc: (i + 1, acc + tf.gather(x, [i])),
+                             [tf.constant(0), tf.constant([0.0])])  # fmt: skip
+
+    def in_cond(x):
+        return tf.while_loop(lambda i: tf.gather(x, [i])[0] < 10.0, lambda i: i + 1, [tf.constant(0)])
+
+    feeds = [np.array([1.0, 2.0, 3.0], np.float32)]
+    for program, function, iteration in ((in_body, "while_body_", 3), (in_cond, "while_cond_", 3)):
+        outcomes = _error_messages(program, (tf.TensorSpec([3], tf.float32),), feeds)
+        assert outcomes[0] == outcomes[1] == outcomes[2], outcomes
+        cls, message = outcomes[0]
+        assert cls is errors.InvalidArgumentError
+        assert "[[{{node while/GatherV2}}]] (op GatherV2 on /job:localhost/replica:0/task:0/device:CPU:0)" in message
+        assert f"[[{{{{function_node {function}" in message
+        assert f"(iteration {iteration} of the loop 'while')" in message and "[[{{node while}}]]" in message
+
+
+def test_a_run_timeout_stops_an_endless_while_kernel_promptly() -> None:
+    """Lowering off: the While kernel's loop (in C) checks the step's cancellation before every iteration."""
+    import time
+
+    graph = tf.Graph()
+    with graph.as_default():
+        n = tf.compat.v1.placeholder(tf.int32, [], name="n")
+        out = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc * 0.5 + 1.0), [0, tf.constant(0.0)])
+    config = config_pb2.ConfigProto()
+    config.experimental.disable_functional_ops_lowering = True
+    with tf.compat.v1.Session(graph=graph, config=config) as session:
+        assert int(session.run(out, {n: np.int32(10)})[0]) == 10
+        started = time.monotonic()
+        with pytest.raises(errors.DeadlineExceededError):
+            session.run(out, {n: np.int32(2**31 - 1)}, options=config_pb2.RunOptions(timeout_in_ms=200))
+        assert time.monotonic() - started < 30
+        assert int(session.run(out, {n: np.int32(7)})[0]) == 7

@@ -86,3 +86,60 @@ def test_failing_node_in_an_iteration_names_node_frame_and_iteration() -> None:
     assert "acc exploded : Tensor had Inf values" in message
     assert "[[{{node while/CheckNumerics}}]]" in message
     assert "frame 'while/while_context' iteration 2" in message
+
+
+def _loop_plans(compiled) -> list:
+    """The LoopPlans of every compiled loop of ``compiled`` (nested ones included)."""
+    plans = []
+    items = [item for executor in compiled._executors for item in executor._loops.values()]
+    for item in items:
+        plans.append(item.loop._plan)
+    return plans
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n.startswith("while")))
+def test_compiled_loops_run_in_c_and_in_python_alike(name: str) -> None:
+    """A compiled loop runs in the C loop of runtime/_plan_runner; without it, the same LoopPlan runs in Python:
+    the same values, and a failing node names the same node, frame and iteration."""
+    program = CASES[name]
+    graph_def = load(name).as_graph_def()
+    for run in program["runs"]:
+        feeds = [array(v) for v in run["feeds"].values()]
+        outcomes = []
+        for in_c in (True, False):
+            compiled = compile_graph(graph_def, list(run["feeds"]), program["fetch_names"])
+            plans = _loop_plans(compiled)
+            assert plans, name
+            for plan in plans:
+                assert plan._fast is not None  # the extension is built with the package
+                if not in_c:
+                    plan._fast = None
+            try:
+                outcomes.append(compiled.run(feeds))
+            except errors.OpError as exc:
+                outcomes.append((type(exc), exc.message))
+            compiled.close()
+        if "error" in run:
+            assert outcomes[0] == outcomes[1] and run["error"]["message"] in outcomes[0][1]
+            continue
+        for a, b in zip(*outcomes, strict=True):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == b.dtype
+
+
+def test_a_compiled_loop_hoists_constants_aliases_identities_and_calls_scalar_kernels_in_c() -> None:
+    """The counter loop's plan: Identity is slot aliasing, Const is read once, and the int32 counter's kernels
+    (Less, AddV2) run in C through their scalar ops; a fed bound is never written."""
+    graph_def = load("while_counter").as_graph_def()
+    compiled = compile_graph(graph_def, ["n:0"], ["while/Exit:0"])
+    (plan,) = _loop_plans(compiled)
+    ops = [step.item.node.op for step in plan.steps]
+    assert "Identity" not in ops and "Const" not in ops, ops
+    assert plan._hoisted
+    for step in plan.steps:
+        call, native = step.item.direct_call()
+        assert native is not None, step.item.name  # scalar ops: a C entry point
+    n = np.array(1000, np.int32)
+    (out,) = compiled.run([n])
+    assert int(out) == 1000 and int(n) == 1000
+    compiled.close()

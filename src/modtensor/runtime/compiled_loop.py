@@ -15,7 +15,10 @@ by one node (inputs: the Enters' inputs; outputs: the Exits') whose run is
     outputs <- the loop variables each Exit's Switch forwards
 
 Plumbing (Merge, Switch, Identity, LoopCond, Enter, Exit, NextIteration) becomes slot
-aliasing: a loop iteration costs its compute kernels and little more. The results equal
+aliasing: a loop iteration costs its compute kernels and little more. The iterations run as a
+``LoopPlan`` (``runtime/loop_plan.py``): in C with the C extension, which calls the direct-call
+kernels (numpy prepared calls, native CPU kernels, host scalar ops) itself and hands the others
+back to the executor. The results equal
 the dataflow machine's: iterations run one after another (``parallel_iterations`` only
 changes timing), a dead Enter makes every output dead (the loop sat in an untaken
 branch), and a failing kernel names its node, the frame and the iteration. Loops nested
@@ -33,7 +36,7 @@ import numpy as np
 from modtensor.framework import errors, graph_walk
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.protos import node_def_pb2
-from modtensor.runtime import control_flow_info
+from modtensor.runtime import control_flow_info, loop_plan
 
 __all__ = ["COMPILED_LOOP_OP", "PLUMBING_OPS", "CompiledLoop", "LoopStructure", "NotCompilable", "find_loops",
            "replace_loops", "LoopStepError"]  # fmt: skip
@@ -186,9 +189,8 @@ class CompiledLoop:
             ref[(enter.name, 0)] = new_value()
             self._initial.append((ref[(enter.name, 0)], enter_index[enter.name]))
         constant = {e.name for e in structure.enters if e.attr["is_constant"].b}
-        self._head: list[tuple[Any, list[int], list[int]]] = []
-        self._body: list[tuple[Any, list[int], list[int]]] = []
-        self._pred = -1
+        head: list[loop_plan.LoopStep] = []
+        body_steps: list[loop_plan.LoopStep] = []
         pred_source: tuple[str, int] | None = None
         exits: list[tuple[str, int]] = []
         for node in structure.members:
@@ -242,18 +244,20 @@ class CompiledLoop:
             outputs = [new_value() for _ in range(num_outputs)]
             for index, value in enumerate(outputs):
                 ref[(node.name, index)] = value
-            # A kernel with a direct call (one output, see Executor._choose_call) runs inline in ``run``.
-            call = getattr(item, "call", None) if num_outputs == 1 else None
-            expected = getattr(item, "expected", None)
-            step = (call, expected, item, inputs, outputs, outputs[0] if outputs else -1)
-            (self._body if in_body else self._head).append(step)
+            (body_steps if in_body else head).append(loop_plan.LoopStep(item, tuple(inputs), tuple(outputs)))
             if in_body:
                 body.add(node.name)
         if pred_source is None:
             raise NotCompilable("no LoopCond")
-        self._pred = ref[pred_source]
-        self._next = [(variable, ref[(name, 0)]) for variable, name in merges]
-        self._exits = [ref[source] for source in exits]
+        # The loop's run: head, predicate, body, loop variables <- NextIteration inputs (runtime/loop_plan.py).
+        self._plan = loop_plan.LoopPlan(
+            self._num_values,
+            head,
+            body_steps,
+            ref[pred_source],
+            [(variable, ref[(name, 0)]) for variable, name in merges],
+            results=[ref[source] for source in exits],
+        )
 
     def run(
         self,
@@ -264,62 +268,37 @@ class CompiledLoop:
     ) -> list[Any]:
         """Run the loop on the Enter values ``inputs``; returns the Exit values.
 
-        ``run_step(item, inputs, (frame_id, iteration))`` runs one node (the executor's). A
-        failing node's error names it, the frame and the iteration.
+        ``run_step(item, inputs, (frame_id, iteration))`` runs one node (the executor's) that the
+        loop cannot call directly. A failing node's error names it, the frame and the iteration.
         """
         values: list[Any] = [None] * self._num_values
         for value_id, index in self._initial:
             values[value_id] = inputs[index]
-        head, body, pred_id, nexts = self._head, self._body, self._pred, self._next
-        iteration = 0
-        item = None
+        plan = self._plan
+
+        def step(loop_step: loop_plan.LoopStep, step_inputs: list[Any], iteration: int) -> list[Any]:
+            return run_step(loop_step.item, step_inputs, (frame_id, iteration))
+
         try:
-            while True:
-                for call, expected, item, in_ids, out_ids, out_id in head:
-                    if call is not None:
-                        out = call(*[values[i] for i in in_ids])
-                        if type(out) is not np.ndarray:
-                            out = np.asarray(out)
-                        if out.dtype is not expected and expected is not None and out.dtype != expected:
-                            run_step(item, [values[i] for i in in_ids], (frame_id, iteration))  # raises the check
-                        values[out_id] = out
-                        continue
-                    outputs = run_step(item, [values[i] for i in in_ids], (frame_id, iteration))
-                    for value_id, value in zip(out_ids, outputs, strict=True):
-                        values[value_id] = value
-                pred = values[pred_id]
-                item = None
-                if np.ndim(pred) != 0:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"The second input must be a scalar, but it has shape {list(np.shape(pred))}"
-                    )
-                if not pred:
-                    break
-                for call, expected, item, in_ids, out_ids, out_id in body:
-                    if call is not None:
-                        out = call(*[values[i] for i in in_ids])
-                        if type(out) is not np.ndarray:
-                            out = np.asarray(out)
-                        if out.dtype is not expected and expected is not None and out.dtype != expected:
-                            run_step(item, [values[i] for i in in_ids], (frame_id, iteration))  # raises the check
-                        values[out_id] = out
-                        continue
-                    outputs = run_step(item, [values[i] for i in in_ids], (frame_id, iteration))
-                    for value_id, value in zip(out_ids, outputs, strict=True):
-                        values[value_id] = value
-                updated = [values[source] for _variable, source in nexts]
-                for (variable, _source), value in zip(nexts, updated, strict=True):
-                    values[variable] = value
-                iteration += 1
-                if cancellation._cancelled:
-                    raise errors.CancelledError(None, None, "The step was cancelled")
-        except errors.CancelledError:
-            raise
-        except LoopStepError:
-            raise
-        except Exception as exc:
-            raise LoopStepError(item, exc, f", in frame '{self.frame}' iteration {iteration}") from exc
-        return [values[i] for i in self._exits]
+            plan.run(values, cancellation, step, _predicate)
+        except loop_plan.LoopCancelled:
+            raise errors.CancelledError(None, None, "The step was cancelled") from None
+        except loop_plan.LoopFailure as failure:
+            error = failure.error
+            if isinstance(error, (errors.CancelledError, LoopStepError)):
+                raise error from error.__cause__  # a nested loop's error names its own node
+            item = failure.step.item if failure.step is not None else None
+            raise LoopStepError(item, error, f", in frame '{self.frame}' iteration {failure.iteration}") from error
+        return [values[i] for i in plan.results]
+
+
+def _predicate(pred: Any) -> bool:
+    """LoopCond's check of a predicate the C loop did not read (not a 0-d bool array)."""
+    if np.ndim(pred) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"The second input must be a scalar, but it has shape {list(np.shape(pred))}"
+        )
+    return bool(pred)
 
 
 class LoopStepError(Exception):

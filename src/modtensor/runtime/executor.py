@@ -59,7 +59,7 @@ from modtensor.runtime.op_kernel import AsyncOpKernel, FunctionKernel, OpKernel,
 from modtensor.runtime.partitioner import RECV_OPS, SEND_OPS, transfer_key
 from modtensor.runtime.rendezvous import Rendezvous, SentTensor, copy_tensor, frame_id
 
-__all__ = ["Executor", "ExecutorRun", "KernelCache", "StepContext"]
+__all__ = ["CallFrame", "Executor", "ExecutorRun", "KernelCache", "StepContext"]
 
 # (device name, node name) -> (the NodeDef it was made for, kernel): TF's OpSegment for stateful kernels.
 KernelCache = MutableMapping[tuple[str, str], tuple[node_def_pb2.NodeDef, OpKernel]]
@@ -185,6 +185,7 @@ class _NodeItem:
         "frame_plain",
         "merge_or_trigger_consumers",
         "name",
+        "native",
         "node",
         "num_inputs",
         "out_edges",
@@ -202,8 +203,10 @@ class _NodeItem:
         self.loop: Any = None  # compiled_loop.CompiledLoop for a compiled loop's node
         self.call: Callable[..., Any] | None = None
         # The plan's own way to call a kernel without a context (OpKernel.plan_call: the built-in native CPU
-        # kernels), (call, C entry point) or None; the dataflow machine and compiled loops run it with a context.
+        # kernels), (call, C entry point) or None; the dataflow machine runs it with a context.
         self.plan_call: tuple[Callable[..., Any], Any] | None = None
+        # The C entry point (capsule, target) the C plan loops call for this node (see ``direct_call``), or None.
+        self.native: tuple[Any, Any] | None = None
         self.kind = _CONTEXT
         self.expected: np.dtype | None = None
         self.num_inputs = 0
@@ -229,6 +232,38 @@ class _NodeItem:
         # types start cheap and are never measured.
         self.cost: float | None = 0.0 if op in _CHEAP_OPS else None
         self.cost_samples = _COST_SAMPLES if op in _CHEAP_OPS else 0
+
+    def direct_call(self) -> tuple[Callable[..., Any], Any] | None:
+        """How a plan may run this node without a kernel context: ``(call, C entry point or None)`` (the C entry
+        point as ``(capsule, target)``: a native CPU kernel or a host scalar op), or None (a context is needed)."""
+        if self.kind <= _CALLN:
+            return self.call, self.native  # type: ignore[return-value]
+        if self.kind == _CONTEXT and self.plan_call is not None:
+            return self.plan_call[0], self.native
+        return None
+
+
+class CallFrame:
+    """A straight-line partition seen as a call: ``steps`` (item, input slots, output slots) over ``num_slots``
+    value slots in plan order, the slot each ``_Recv`` key fills (``received``) and each ``_Send`` key reads
+    (``sent``). Transfers are not among the steps: a caller puts arguments into their slots and takes results
+    from theirs (runtime/function_library.py, InstantiatedFunction.call_frame)."""
+
+    __slots__ = ("executor", "num_slots", "received", "sent", "steps")
+
+    def __init__(
+        self,
+        executor: Executor,
+        num_slots: int,
+        steps: list[tuple[_NodeItem, tuple[int, ...], tuple[int, ...]]],
+        received: dict[str, int],
+        sent: dict[str, int],
+    ):
+        self.executor = executor
+        self.num_slots = num_slots
+        self.steps = steps
+        self.received = received
+        self.sent = sent
 
 
 class _FrameInfo:
@@ -468,9 +503,14 @@ class Executor:
             item.kind = _CONTEXT
             plan_call = getattr(kernel, "plan_call", None) if self.device.is_host else None
             item.plan_call = plan_call() if plan_call is not None else None
+            if item.plan_call is not None:
+                item.native = _scalar_native_call(item.node.op, item.expected, item.plan_call)
         else:
             item.call = call
             item.kind = _call_kind(item.num_inputs)
+            # A numpy kernel of scalar arithmetic or comparisons also gets a C path for 0-d operands (the plan
+            # loop in C calls it; Python callers keep ``call``).
+            item.native = _scalar_native(call) if self.device.is_host else None
 
     def _compile_plan(self, out_types: list[list[int]]) -> list[tuple]:
         """Per node: (kind, item, call, first_slot, second_slot, in_slots, take, out_start, out_stop, drop)."""
@@ -598,6 +638,27 @@ class Executor:
         if self._frames is None:
             self._compile_dataflow()
         _DataflowRun(self, step, done).start()
+
+    def call_frame(self) -> CallFrame | None:
+        """The plan as a call frame (TF's function call without a rendezvous): its kernels in order, where each
+        received tensor is stored and where each sent tensor is read; None in dataflow mode."""
+        if self._plan is None:
+            return None
+        steps: list[tuple[_NodeItem, tuple[int, ...], tuple[int, ...]]] = []
+        received: dict[str, int] = {}
+        sent: dict[str, int] = {}
+        for kind, item, _call, first, _second, in_slots, _take, start, stop, _drop in self._plan:
+            if kind == _RECV:
+                received[item.transfer.key] = start  # type: ignore[union-attr]
+            elif kind == _SEND:
+                sent[item.transfer.key] = first  # type: ignore[union-attr]
+            else:
+                steps.append((item, tuple(in_slots), tuple(range(start, stop))))
+        return CallFrame(self, self._num_slots, steps, received, sent)
+
+    def run_item(self, step: StepContext, item: _NodeItem, inputs: list[Any], frame_iter: tuple[int, int]) -> list:
+        """Run one synchronous node on ``inputs`` (a call frame's step the C loop hands back); returns its outputs."""
+        return self._run_item(step, item, inputs, frame_iter)
 
     def close(self) -> None:
         """Release the kernels this executor owns (cached stateful kernels belong to the cache's owner)."""
@@ -1540,9 +1601,53 @@ def _fast_plan(plan: list[tuple]) -> Any:
     steps = []
     for kind, item, call, _first, _second, in_slots, take, start, stop, drop in plan:
         direct = call if kind <= _CALLN and stop - start == 1 else None
-        native = item.plan_call[1] if direct is not None and item.plan_call is not None else None
+        native = item.native if direct is not None else None
         steps.append((direct, item.expected, in_slots, take, start, drop, native))
     return _plan_runner.Plan(steps)
+
+
+_SCALAR_CALLS: dict[Any, tuple[Any, Any]] = {}  # kernel function -> (SCALAR_CALL, its ScalarOp)
+
+
+def _scalar_native(call: Callable[..., Any]) -> tuple[Any, Any] | None:
+    """``(SCALAR_CALL, ScalarOp)`` when ``call`` is a kernel function marked ``scalar_op`` (the numpy elementwise
+    kernels of kernels/cpu that the C plan loop can compute on 0-d operands itself, csrc/plan/scalar_ops.c: the
+    counters and predicates of while loops), else None."""
+    name = getattr(call, "scalar_op", None)
+    if name is None:
+        return None
+    found = _SCALAR_CALLS.get(call)
+    if found is None:
+        try:
+            from modtensor.runtime import _plan_runner  # type: ignore[attr-defined]
+        except ImportError:
+            return None
+        code = getattr(_plan_runner, "SCALAR_OPS", {}).get(name)
+        if code is None:
+            return None
+        found = _SCALAR_CALLS[call] = (_plan_runner.SCALAR_CALL, _plan_runner.ScalarOp(code, call))
+    return found
+
+
+# The built-in native CPU kernels that are plain IEEE float32 arithmetic on 0-d operands (csrc/cpu_kernels/binary.c).
+_NATIVE_SCALAR_OPS = {"AddV2": "add", "Add": "add", "Sub": "sub", "Mul": "mul"}
+
+
+def _scalar_native_call(op: str, expected: Any, plan_call: tuple[Callable[..., Any], Any]) -> Any:
+    """The C entry point of a native kernel's ``plan_call`` for the C plan loops, with 0-d float32 operands
+    computed there (the same operation; the kernel C API's traffic costs ~1 us for 4 bytes); larger operands
+    still go to the kernel's entry point, with the arguments the caller gives up."""
+    name = _NATIVE_SCALAR_OPS.get(op)
+    if name is None or expected != np.float32:
+        return plan_call[1]
+    try:
+        from modtensor.runtime import _plan_runner  # type: ignore[attr-defined]
+    except ImportError:
+        return plan_call[1]
+    call, native = plan_call
+    if native is None or not hasattr(_plan_runner, "ScalarOp"):
+        return native
+    return _plan_runner.SCALAR_CALL, _plan_runner.ScalarOp(_plan_runner.SCALAR_OPS[name], call, native)
 
 
 def _call_kind(num_inputs: int) -> int:

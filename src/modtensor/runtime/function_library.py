@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from modtensor.runtime.graph_execution import CompiledGraph, ExecutionOptions
     from modtensor.runtime.kernel_registry import KernelRegistry
 
-__all__ = ["FunctionLibraryRuntime", "InstantiatedFunction", "SentTensor", "in_function"]
+__all__ = ["FunctionFrame", "FunctionLibraryRuntime", "InstantiatedFunction", "SentTensor", "in_function"]
 
 
 def _attrs_key(attrs: Mapping[str, attr_value_pb2.AttrValue]) -> tuple[tuple[str, bytes], ...]:
@@ -54,6 +54,7 @@ class InstantiatedFunction:
         self.ret_types = body.ret_types
         self.is_stateful = body.is_stateful
         self._compiled = compiled
+        self._frame: Any = _UNSET  # call_frame(), computed on first use
 
     @property
     def num_args(self) -> int:
@@ -91,9 +92,62 @@ class InstantiatedFunction:
             raise in_function(exc, self.name, context) from exc
         return [SentTensor(value, where, where.is_host) for value, where in results]
 
+    def call_frame(self) -> FunctionFrame | None:
+        """The body as one call frame on this function's device (a single straight-line partition whose
+        arguments and results are all there), or None: then only ``run`` calls it. Computed once."""
+        frame = self._frame
+        if frame is _UNSET:
+            frame = self._frame = self._make_frame()
+        return frame  # type: ignore[return-value]
+
+    def _make_frame(self) -> FunctionFrame | None:
+        compiled = self._compiled
+        executors = compiled._executors
+        if len(executors) != 1 or executors[0].device is not self.device:
+            return None
+        frame = executors[0].call_frame()
+        if frame is None:
+            return None
+        args: list[tuple[int, ...]] = [() for _ in self.arg_types]
+        fed = set()
+        for index, key, _dtype, device in compiled._feeds:
+            if device is not self.device or key not in frame.received:
+                return None
+            args[index] = (frame.received[key],)
+            fed.add(key)
+        if set(frame.received) - fed:
+            return None  # a receive of something else (not an argument)
+        results: list[tuple[bool, int]] = []
+        for source in compiled._fetch_sources:
+            if isinstance(source, int):
+                results.append((False, source))  # an argument returned as is
+            elif source in frame.sent:
+                results.append((True, frame.sent[source]))
+            else:
+                return None
+        if len(frame.sent) != len({s for s in compiled._fetch_sources if not isinstance(s, int)}):
+            return None
+        return FunctionFrame(frame, tuple(args), tuple(results))
+
     def close(self) -> None:
         """Release the kernels of the body."""
         self._compiled.close()
+
+
+class FunctionFrame:
+    """A function body as a call frame (``InstantiatedFunction.call_frame``): the executor's ``CallFrame``, the
+    slots each argument goes into (``args``, empty for an argument nothing reads) and where each result is:
+    ``(True, slot)``, or ``(False, argument index)`` for an argument returned as is."""
+
+    __slots__ = ("args", "frame", "results")
+
+    def __init__(self, frame: Any, args: tuple[tuple[int, ...], ...], results: tuple[tuple[bool, int], ...]):
+        self.frame = frame
+        self.args = args
+        self.results = results
+
+
+_UNSET = object()
 
 
 def in_function(exc: errors.OpError, name: str, context: str = "") -> errors.OpError:

@@ -294,6 +294,15 @@ def logical_not(x: np.ndarray) -> np.ndarray:
     return np.logical_not(np.asarray(x))
 
 
+# Kernels the executor's C plan loop may compute itself on two 0-d operands of one int32/int64/float32/float64
+# (bool) dtype, with these functions' results (csrc/plan/scalar_ops.c, by these names; other operands still
+# come here): the counters, bounds and predicates of while loops.
+for _kernel in (add, sub, mul, maximum, minimum, less, less_equal, greater, greater_equal, equal, not_equal,
+                logical_and, logical_or):  # fmt: skip
+    _kernel.scalar_op = _kernel.__name__  # type: ignore[attr-defined]
+del _kernel
+
+
 # ---------------------------------------------------------------- select
 
 

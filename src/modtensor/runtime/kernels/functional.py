@@ -28,7 +28,8 @@ import numpy as np
 
 from modtensor.framework import dtypes, errors
 from modtensor.framework.protos import types_pb2
-from modtensor.runtime.function_library import FunctionLibraryRuntime, InstantiatedFunction
+from modtensor.runtime import loop_plan
+from modtensor.runtime.function_library import FunctionLibraryRuntime, InstantiatedFunction, in_function
 from modtensor.runtime.kernel_registry import DEFAULT_DEVICE_TYPE, KernelRegistration, KernelRegistry
 from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, OpKernelContext
 from modtensor.runtime.rendezvous import SentTensor, copy_tensor
@@ -36,6 +37,7 @@ from modtensor.runtime.rendezvous import SentTensor, copy_tensor
 __all__ = ["register", "to_bool"]
 
 SOURCE = "modtensor.runtime.kernels.functional"
+_UNSET = object()
 
 
 def _cancellation(ctx: OpKernelContext) -> Any:
@@ -157,17 +159,32 @@ class CaseKernel(_FunctionCallingKernel):
 
 
 class WhileKernel(_FunctionCallingKernel):
-    """``While``/``StatelessWhile``: ``cond`` then ``body`` on the loop values until ``cond`` is false."""
+    """``While``/``StatelessWhile``: ``cond`` then ``body`` on the loop values until ``cond`` is false.
+
+    On the host, when cond and body are each one straight-line plan (``InstantiatedFunction.call_frame``),
+    the loop runs as one ``LoopPlan`` (runtime/loop_plan.py) over the loop variables and both functions'
+    value slots: cond's steps are the head, its result the predicate, body's steps the body, its results
+    the next loop values. Arguments and results then pass through slots, not through a rendezvous and a
+    step per call; the functions are instantiated once, as before. Otherwise every iteration calls the
+    functions through ``InstantiatedFunction.run``. Errors are the same either way.
+    """
 
     def __init__(self, ctx: OpKernelConstruction):
         super().__init__(ctx)
         self._cond = ctx.get_attr_proto("cond").func
         self._body = ctx.get_attr_proto("body").func
+        self._loop: Any = _UNSET  # the LoopPlan of cond and body (None: they run through ``run``)
 
     def compute(self, ctx: OpKernelContext) -> None:
         """Run the loop."""
         cond = self._function(self._cond)
         body = self._function(self._body)
+        loop = self._loop
+        if loop is _UNSET:
+            loop = self._loop = self._frame_loop(cond, body, ctx.num_outputs)
+        if loop is not None:
+            self._run_frames(ctx, loop, cond, body)
+            return
         values = self._args(ctx, 0)
         cancellation = _cancellation(ctx)
         iteration = 0
@@ -194,6 +211,76 @@ class WhileKernel(_FunctionCallingKernel):
                 )
             iteration += 1
         self._set_outputs(ctx, values, self._body.name)
+
+    def _frame_loop(self, cond: InstantiatedFunction, body: InstantiatedFunction, num_vars: int) -> Any:
+        """The LoopPlan of cond and body over one slot list (loop variables first), or None when they are not
+        both single host call frames of the right arity."""
+        if not self.device.is_host or cond.num_args != num_vars or body.num_args != num_vars:
+            return None
+        types = tuple(t.as_datatype_enum for t in self.input_types)
+        if not (types == tuple(cond.arg_types) == tuple(body.arg_types) == tuple(body.ret_types)):
+            return None  # ``run`` checks every value it feeds: let it report the mismatch
+        cond_frame, body_frame = cond.call_frame(), body.call_frame()
+        if cond_frame is None or body_frame is None:
+            return None
+        if len(cond_frame.results) != 1 or len(body_frame.results) != num_vars:
+            return None  # ``run`` raises the arity errors
+        next_slot = num_vars
+
+        def place(function: Any, name: str) -> tuple[list[loop_plan.LoopStep], Any]:
+            nonlocal next_slot
+            frame = function.frame
+            offset = next_slot
+            next_slot += frame.num_slots
+            where = {slot: index for index, slots in enumerate(function.args) for slot in slots}
+
+            def slot_of(slot: int) -> int:
+                index = where.get(slot)
+                return index if index is not None else offset + slot
+
+            owner = (frame.executor, name)
+            steps = [
+                loop_plan.LoopStep(item, tuple(slot_of(s) for s in inputs), tuple(slot_of(s) for s in outputs), owner)
+                for item, inputs, outputs in frame.steps
+            ]
+            results = [slot_of(slot) if in_slot else slot for in_slot, slot in function.results]
+            return steps, results
+
+        head, (pred,) = place(cond_frame, cond.name)
+        body_steps, nexts = place(body_frame, body.name)
+        return loop_plan.LoopPlan(next_slot, head, body_steps, pred, list(enumerate(nexts)), results=range(num_vars))
+
+    def _run_frames(self, ctx: OpKernelContext, loop: Any, cond: InstantiatedFunction, body: Any) -> None:
+        """The loop through its LoopPlan (see the class docstring)."""
+        from modtensor.runtime.executor import StepContext
+        from modtensor.runtime.graph_execution import _STEP_IDS
+        from modtensor.runtime.rendezvous import LocalRendezvous
+
+        num_vars = ctx.num_outputs
+        values: list[Any] = [None] * loop.num_slots
+        values[:num_vars] = ctx.inputs
+        cancellation = _cancellation(ctx)
+        steps: list[Any] = []  # the functions' StepContext, made when a step needs a kernel context
+
+        def run_step(step: loop_plan.LoopStep, inputs: list[Any], iteration: int) -> list[Any]:
+            if not steps:
+                steps.append(StepContext(LocalRendezvous(), step_id=next(_STEP_IDS), cancellation=cancellation))
+            return step.owner[0].run_item(steps[0], step.item, inputs, (0, 0))
+
+        try:
+            loop.run(values, cancellation, run_step, to_bool)
+        except loop_plan.LoopCancelled as cancelled:
+            where = f"iteration {cancelled.iteration} of the loop '{self.name}'"
+            raise errors.CancelledError(None, None, f"The step was cancelled in {where}") from None
+        except loop_plan.LoopFailure as failure:
+            if failure.step is None:  # the predicate (to_bool)
+                raise failure.error from failure.error.__cause__
+            executor, name = failure.step.owner
+            error = executor._error(failure.step.item, failure.error)
+            where = f"iteration {failure.iteration} of the loop '{self.name}'"
+            raise in_function(error, name, where) from failure.error
+        for index in range(num_vars):
+            ctx.set_output(index, values[index])
 
 
 class CallKernel(_FunctionCallingKernel):
