@@ -612,6 +612,39 @@ def test_graph_plan_runs_the_native_kernels_for_small_and_large_inputs(size: int
         compiled.close()
 
 
+@pytest.mark.parametrize("size", [0, 1, 10, 4096, 5000, 200_000])
+def test_eager_ops_call_the_native_kernels_directly_for_every_size(size: int) -> None:
+    """Eager float32 ops on the CPU run the native kernel the registry chose, for scalars as for large inputs (one
+    kernel per op, as TF; no small-input numpy fallback): the entry's call is the kernel's direct call (no kernel
+    context), through the operators' and wrappers' shortcuts and the front door alike; tensors are never written."""
+    import modtensor as tf
+    from modtensor.runtime import eager
+
+    eager.clear_kernel_cache()
+    shape = () if size == 1 else (size,)
+    x_np = np.linspace(-2.0, 2.0, max(size, 1), dtype=np.float32)[:size].reshape(shape)
+    y_np = np.float32(1.5) * np.ones(shape, np.float32)
+    x, y = tf.constant(x_np), tf.constant(y_np)
+    got_add = x + y  # run_cached2 after the miss below
+    got_add = x + y
+    got_relu = tf.nn.relu(x)
+    got_relu = tf.nn.relu(x)
+    got_mul = eager.apply_op_eager("Mul", None, {"x": x, "y": y})
+    np.testing.assert_array_equal(got_add.numpy(), x_np + y_np)
+    np.testing.assert_array_equal(got_relu.numpy(), np.maximum(x_np, np.float32(0)))
+    np.testing.assert_array_equal(got_mul.numpy(), x_np * y_np)
+    assert got_add.dtype == tf.float32 and got_add.shape == shape
+    np.testing.assert_array_equal(x.numpy(), x_np)  # inputs untouched
+    np.testing.assert_array_equal(y.numpy(), y_np)
+    entries = {key[0]: entry for key, entry in eager._CACHE.items()}
+    for op in ("AddV2", "Relu", "Mul"):
+        kernel = entries[op].kernel
+        assert type(kernel) is NativeKernel and kernel.spec.builtin, op
+        assert entries[op].call == kernel.plan_call()[0], op  # the bridge's direct_call of this kernel
+    with pytest.raises(errors.InvalidArgumentError, match=r"Incompatible shapes: \[2\] vs. \[3\] \[Op:AddV2\]"):
+        _ = tf.constant([1.0, 2.0]) + tf.constant([1.0, 2.0, 3.0])
+
+
 def test_direct_call_from_python_never_writes_an_argument() -> None:
     from modtensor.runtime.allocator import aligned_empty
 

@@ -17,12 +17,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from modtensor.framework import attr_inference, dtypes, errors, op_spec, shape_refiner, tensor_shape
 from modtensor.framework import attr_value as attr_value_lib
 from modtensor.framework import device_spec as device_spec_lib
-from modtensor.framework import dtypes, errors, op_spec, shape_refiner, tensor_shape
 from modtensor.framework import node_def as node_def_lib
 from modtensor.framework import tape as _tape
-from modtensor.framework.op_def_builder import summarize_attr_value, summarize_op_def
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import (
     attr_value_pb2,
@@ -30,7 +29,6 @@ from modtensor.framework.protos import (
     graph_pb2,
     node_def_pb2,
     op_def_pb2,
-    types_pb2,
     versions_pb2,
 )
 from modtensor.framework.tensor import Tensor
@@ -70,10 +68,6 @@ class OperatorNotAllowedInGraphError(TypeError):
 def _dtype_name(enum: int) -> str:
     """TF's DataTypeString ("float", "int32", "float_ref") for messages of the C++ layer."""
     return op_spec.data_type_string(enum)
-
-
-def _attr_text(value: attr_value_pb2.AttrValue) -> str:
-    return summarize_attr_value(value)
 
 
 # =============================================================================== tensors
@@ -756,15 +750,17 @@ class Graph:
             op_def = global_registry().get(op_type).op_def
 
         node = node_def_pb2.NodeDef(name=name, op=op_type)
-        # Given list sizes first: two adjacent list args (ReduceDataset's initial_state, other_arguments) split
-        # the flat inputs only when their type lists are known.
-        sizes = {a.number_attr or a.type_list_attr for a in op_def.input_arg} - {""}
-        for key, value in (attrs or {}).items():
-            if key in sizes:
-                _set_explicit_attr(node, op_def, key, value)
-        _infer_attrs_from_inputs(node, op_def, inputs)
-        for key, value in (attrs or {}).items():
-            _set_explicit_attr(node, op_def, key, value)
+        sig = attr_inference.signature(op_def)
+        if attrs:
+            # Given list sizes first: two adjacent list args (ReduceDataset's initial_state, other_arguments)
+            # split the flat inputs only when their type lists are known.
+            for key, value in attrs.items():
+                if key in sig.size_attrs:
+                    _set_explicit_attr(node, sig, key, value)
+        attr_inference.infer_node_attrs(node, sig, [t.dtype for t in inputs])
+        if attrs:
+            for key, value in attrs.items():
+                _set_explicit_attr(node, sig, key, value)
 
         if input_types is not None:
             expected = [_as_dtype_or_none(t) for t in input_types]
@@ -1084,93 +1080,13 @@ def _types_compatible(expected: int, actual: int) -> bool:
     return expected == actual or (expected < 100 <= actual and actual - 100 == expected)
 
 
-def _attr_def(op_def: op_def_pb2.OpDef, name: str) -> op_def_pb2.OpDef.AttrDef | None:
-    for attr in op_def.attr:
-        if attr.name == name:
-            return attr
-    return None
-
-
-def _set_inferred_attr(
-    node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, name: str, value: attr_value_pb2.AttrValue
-) -> None:
-    if name in node.attr:
-        existing = node.attr[name]
-        if existing.SerializeToString(deterministic=True) != value.SerializeToString(deterministic=True):
-            raise ValueError(
-                f"Inconsistent values for attr '{name}' {_attr_text(existing)} vs. {_attr_text(value)} "
-                f"while building NodeDef '{node.name}' using {summarize_op_def(op_def)}"
-            )
-        return
-    node.attr[name].CopyFrom(value)
-
-
-def _infer_attrs_from_inputs(
-    node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, inputs: Sequence[SymbolicTensor]
-) -> None:
-    """Fill the type, number and type-list attrs that the inputs determine (TF's NodeDefBuilder)."""
-    position = 0
-    for arg in op_def.input_arg:
-        if arg.number_attr:
-            count_attr = node.attr.get(arg.number_attr)
-            count = count_attr.i if count_attr is not None else None
-            if count is None:
-                # The rest of the inputs after the fixed-size args that follow belong to this list.
-                fixed_after = _fixed_inputs_after(op_def, arg, node)
-                count = max(len(inputs) - position - fixed_after, 0)
-                _set_inferred_attr(node, op_def, arg.number_attr, attr_value_pb2.AttrValue(i=count))
-            arg_inputs = inputs[position : position + count]
-        elif arg.type_list_attr:
-            types_attr = node.attr.get(arg.type_list_attr)
-            if types_attr is not None:
-                count = len(types_attr.list.type)
-            else:
-                count = max(len(inputs) - position - _fixed_inputs_after(op_def, arg, node), 0)
-            arg_inputs = inputs[position : position + count]
-            value = attr_value_pb2.AttrValue()
-            value.list.SetInParent()
-            value.list.type.extend(t.dtype.base_dtype.as_datatype_enum for t in arg_inputs)
-            _set_inferred_attr(node, op_def, arg.type_list_attr, value)
-        else:
-            arg_inputs = inputs[position : position + 1]
-        for t in arg_inputs:
-            actual = t.dtype.base_dtype.as_datatype_enum if not arg.is_ref else t.dtype.as_datatype_enum
-            if arg.type_attr:
-                _set_inferred_attr(node, op_def, arg.type_attr, attr_value_pb2.AttrValue(type=actual % 100))
-            elif arg.type != types_pb2.DT_INVALID and not _types_compatible(arg.type, t.dtype.as_datatype_enum):
-                raise ValueError(
-                    f"Input '{arg.name}' passed {_dtype_name(t.dtype.as_datatype_enum)} expected "
-                    f"{_dtype_name(arg.type)} while building NodeDef '{node.name}' using {summarize_op_def(op_def)}"
-                )
-        position += len(arg_inputs)
-
-
-def _fixed_inputs_after(op_def: op_def_pb2.OpDef, arg: op_def_pb2.OpDef.ArgDef, node: node_def_pb2.NodeDef) -> int:
-    """How many inputs the args after ``arg`` take, assuming each is a single tensor unless its size is known."""
-    total = 0
-    seen = False
-    for other in op_def.input_arg:
-        if other is arg or other.name == arg.name:
-            seen = True
-            continue
-        if not seen:
-            continue
-        if other.number_attr and other.number_attr in node.attr:
-            total += node.attr[other.number_attr].i
-        elif other.type_list_attr and other.type_list_attr in node.attr:
-            total += len(node.attr[other.type_list_attr].list.type)
-        else:
-            total += 1
-    return total
-
-
-def _set_explicit_attr(node: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, key: str, value: Any) -> None:
-    attr_def = _attr_def(op_def, key)
+def _set_explicit_attr(node: node_def_pb2.NodeDef, sig: attr_inference.OpSignature, key: str, value: Any) -> None:
+    attr_def = sig.attr_defs.get(key)
     try:
         converted = attr_value_lib.to_attr_value(value, attr_def.type if attr_def is not None else None, name=key)
     except (TypeError, ValueError) as e:
-        raise type(e)(f"{e} (attr '{key}' of node '{node.name}', op {op_def.name})") from None
-    _set_inferred_attr(node, op_def, key, converted)
+        raise type(e)(f"{e} (attr '{key}' of node '{node.name}', op {sig.name})") from None
+    attr_inference.set_attr_checked(node, sig.op_def, key, converted)
 
 
 # ============================================================================ default graph

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from modtensor.framework import attr_inference, dtypes, tensor_proto, tensor_shape
 from modtensor.framework import attr_value as attr_value_lib
-from modtensor.framework import dtypes, tensor_proto, tensor_shape
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from modtensor.framework.op_registry import global_registry
-from modtensor.framework.protos import attr_value_pb2, op_def_pb2, types_pb2
+from modtensor.framework.protos import attr_value_pb2, op_def_pb2
 from modtensor.framework.tensor import Tensor, tensor_like
 
 __all__ = ["apply_op", "apply_op_outputs", "attr_value_from_python", "constant", "convert_to_tensor", "outputs_of"]
@@ -121,57 +121,37 @@ def _is_list(value: Any) -> bool:
     return isinstance(value, (list, tuple))
 
 
-def _attr_def(op_def: op_def_pb2.OpDef, name: str) -> op_def_pb2.OpDef.AttrDef:
-    for attr in op_def.attr:
-        if attr.name == name:
-            return attr
-    raise TypeError(f"Inconsistent OpDef for '{op_def.name}', missing attr '{name}'")
-
-
-def _check_type_allowed(dtype: dtypes.DType, attr_def: op_def_pb2.OpDef.AttrDef, param_name: str) -> None:
-    if attr_def.HasField("allowed_values"):
-        allowed = list(attr_def.allowed_values.list.type)
-        if dtype.as_datatype_enum not in allowed:
-            names = ", ".join(dtypes.as_dtype(t).name for t in allowed)
-            raise TypeError(
-                f"Value passed to parameter '{param_name}' has DataType {dtype.name} not in list of allowed values: "
-                f"{names}"
-            )
-
-
 def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
 class _Builder:
-    """State of one apply_op call: the inputs converted so far and the attrs inferred from them."""
+    """State of one apply_op call: the inputs converted so far and the attrs inferred from them.
 
-    def __init__(self, op_def: op_def_pb2.OpDef, graph: Graph):
-        self.op_def = op_def
+    The inference (``framework.attr_inference``, TF's wrapper texts) owns the inferred attrs;
+    conversion reads them to give python values the type the op needs.
+    """
+
+    def __init__(self, sig: attr_inference.OpSignature, graph: Graph):
+        self.sig = sig
+        self.op_def = sig.op_def
         self.graph = graph
-        self.name = op_def.name
-        self.attrs: dict[str, Any] = {}
-        self.inferred_from: dict[str, str] = {}
+        self.name = sig.name
+        self.inference = attr_inference.Inference(sig, attr_inference.WRAPPER)
+        self.attrs: dict[str, Any] = self.inference.values  # inferred attrs, then explicit ones and defaults
         self.inputs: list[SymbolicTensor] = []
-        self.default_types: dict[str, dtypes.DType] = {}
-        self.allowed_types: dict[str, list[int]] = {}
-        for attr in op_def.attr:
-            if attr.type != "type":
-                continue
-            if attr.HasField("default_value"):
-                self.default_types[attr.name] = dtypes.as_dtype(attr.default_value.type)
-            if attr.HasField("allowed_values"):
-                self.allowed_types[attr.name] = list(attr.allowed_values.list.type)
+        self.default_types = sig.type_defaults
+        self.allowed_types = sig.type_allowed
 
     # ------------------------------------------------------------------ inputs
 
-    def convert_list(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, values: Any) -> list[SymbolicTensor]:
+    def convert_list(self, arg: attr_inference.ArgInfo, input_name: str, values: Any) -> list[SymbolicTensor]:
         if not _is_list(values):
             raise TypeError(f"Expected list for '{input_name}' argument to '{self.name}' Op, not {values}.")
         dtype = None
         preferred = None
-        if arg.type != types_pb2.DT_INVALID:
-            dtype = dtypes.as_dtype(arg.type)
+        if arg.fixed is not None:
+            dtype = arg.fixed
         elif arg.number_attr:
             if arg.type_attr in self.attrs:
                 dtype = self.attrs[arg.type_attr]
@@ -190,7 +170,7 @@ class _Builder:
             observed = ", ".join(self._observed_type(v) for v in values)
             prefix = f"Tensors in list passed to '{input_name}' of '{self.name}' Op have types [{observed}]"
             if arg.number_attr:
-                if arg.type != types_pb2.DT_INVALID:
+                if arg.fixed is not None:
                     raise TypeError(f"{prefix} that do not match expected type {dtype.name}.") from None
                 if arg.type_attr in self.attrs:
                     raise TypeError(
@@ -209,12 +189,12 @@ class _Builder:
         except (TypeError, ValueError):
             return "<NOT CONVERTIBLE TO TENSOR>"
 
-    def convert_single(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, value: Any) -> SymbolicTensor:
+    def convert_single(self, arg: attr_inference.ArgInfo, input_name: str, value: Any) -> SymbolicTensor:
         dtype = None
         preferred = None
         allowed = None
-        if arg.type != types_pb2.DT_INVALID:
-            dtype = dtypes.as_dtype(arg.type)
+        if arg.fixed is not None:
+            dtype = arg.fixed
         elif arg.type_attr in self.attrs:
             dtype = self.attrs[arg.type_attr]
         elif arg.type_attr in self.default_types:
@@ -246,76 +226,16 @@ class _Builder:
         except ValueError as err:
             raise ValueError(f"Tried to convert '{input_name}' to a tensor and failed. Error: {err}") from None
 
-    def _raise_mismatch(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, actual: dtypes.DType) -> None:
-        prefix = f"Input '{input_name}' of '{self.name}' Op has type {actual.name} that does not match"
-        if arg.type != types_pb2.DT_INVALID:
-            raise TypeError(f"{prefix} expected type of {dtypes.as_dtype(arg.type).name}.")
-        expected = self.attrs[arg.type_attr]
-        raise TypeError(f"{prefix} type {expected.name} of argument '{self.inferred_from[arg.type_attr]}'.")
+    def _raise_mismatch(self, arg: attr_inference.ArgInfo, input_name: str, actual: dtypes.DType) -> None:
+        expected = arg.fixed if arg.fixed is not None else self.attrs[arg.type_attr]
+        attr_inference.WRAPPER.type_mismatch(self.inference, arg, input_name, 0, actual, expected)
 
-    def add_input(self, arg: op_def_pb2.OpDef.ArgDef, input_name: str, values: Any) -> None:
-        is_list = bool(arg.number_attr or arg.type_list_attr)
-        if is_list:
+    def add_input(self, arg: attr_inference.ArgInfo, input_name: str, values: Any) -> None:
+        if arg.kind != attr_inference.SINGLE:
             tensors = self.convert_list(arg, input_name, values)
         else:
             tensors = [self.convert_single(arg, input_name, values)]
-        base_types = [t.dtype.base_dtype for t in tensors]
-        if arg.number_attr:
-            if arg.number_attr in self.attrs:
-                if len(tensors) != self.attrs[arg.number_attr]:
-                    raise ValueError(
-                        f"List argument '{input_name}' to '{self.name}' Op with length {len(tensors)} must match "
-                        f"length {self.attrs[arg.number_attr]} of argument '{self.inferred_from[arg.number_attr]}'."
-                    )
-            else:
-                self.attrs[arg.number_attr] = len(tensors)
-                self.inferred_from[arg.number_attr] = input_name
-                number_def = _attr_def(self.op_def, arg.number_attr)
-                if number_def.has_minimum and len(tensors) < number_def.minimum:
-                    raise ValueError(
-                        f"List argument '{input_name}' to '{self.name}' Op with length {len(tensors)} shorter "
-                        f"than minimum length {number_def.minimum}."
-                    )
-            if any(t != base_types[0] for t in base_types):
-                raise TypeError(
-                    f"All tensors passed to '{input_name}' of '{self.name}' Op must have the same type. "
-                    f"Got {base_types} instead."
-                )
-            if arg.type_attr and arg.type_attr not in self.attrs:
-                if base_types:
-                    _check_type_allowed(base_types[0], _attr_def(self.op_def, arg.type_attr), input_name)
-                    self.attrs[arg.type_attr] = base_types[0]
-                    self.inferred_from[arg.type_attr] = input_name
-                elif arg.type_attr not in self.default_types:
-                    raise TypeError(
-                        "Don't know how to infer type variable from empty input list passed to input "
-                        f"'{input_name}' of '{self.name}' Op."
-                    )
-        elif arg.type_attr:
-            actual = base_types[0]
-            if arg.type_attr in self.attrs:
-                if self.attrs[arg.type_attr] != actual:
-                    self._raise_mismatch(arg, input_name, actual)
-            else:
-                _check_type_allowed(actual, _attr_def(self.op_def, arg.type_attr), input_name)
-                self.attrs[arg.type_attr] = actual
-                self.inferred_from[arg.type_attr] = input_name
-        elif arg.type_list_attr:
-            if arg.type_list_attr in self.attrs:
-                if list(self.attrs[arg.type_list_attr]) != base_types:
-                    actual_names = ", ".join(t.name for t in base_types)
-                    expected_names = ", ".join(dtypes.as_dtype(t).name for t in self.attrs[arg.type_list_attr])
-                    raise TypeError(
-                        f"Input '{input_name}' of '{self.name}' Op has type list of {actual_names} that does not "
-                        f"match type list {expected_names} of argument "
-                        f"'{self.inferred_from[arg.type_list_attr]}'."
-                    )
-            else:
-                type_list_def = _attr_def(self.op_def, arg.type_list_attr)
-                for t in base_types:
-                    _check_type_allowed(t, type_list_def, input_name)
-                self.attrs[arg.type_list_attr] = base_types
-                self.inferred_from[arg.type_list_attr] = input_name
+        self.inference.add_arg(arg, [t.dtype.base_dtype for t in tensors], input_name)
         if arg.is_ref and not all(t.dtype.is_ref_dtype for t in tensors):
             raise TypeError(
                 f"'{self.name}' Op requires that input '{input_name}' be a mutable tensor (e.g.: a tf.Variable)"
@@ -345,10 +265,10 @@ def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: st
     except TypeError as e:
         raise TypeError(f"{e}") from None
     if attr_type == "type":
-        _check_type_allowed(dtypes.as_dtype(proto.type), attr, attr.name)
+        attr_inference.check_type_allowed(dtypes.as_dtype(proto.type), attr, attr.name)
     elif attr_type == "list(type)":
         for t in proto.list.type:
-            _check_type_allowed(dtypes.as_dtype(t), attr, attr.name)
+            attr_inference.check_type_allowed(dtypes.as_dtype(t), attr, attr.name)
     elif attr_type == "string" and attr.HasField("allowed_values"):
         allowed = [s.decode() for s in attr.allowed_values.list.s]
         if proto.s.decode(errors="replace") not in allowed:
@@ -440,9 +360,9 @@ def apply_op(op_type_name: str, name: str | None = None, **keywords: Any) -> Ope
     """
     op_def = global_registry().get(op_type_name).op_def
     graph = _graph_of(list(keywords.values()))
-    builder = _Builder(op_def, graph)
+    builder = _Builder(attr_inference.signature(op_def), graph)
     with graph.name_scope(name or op_type_name) as scope:
-        for arg in op_def.input_arg:
+        for arg in builder.sig.inputs:
             input_name = arg.name
             if input_name in keywords:
                 values = keywords.pop(input_name)

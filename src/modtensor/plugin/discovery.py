@@ -146,11 +146,9 @@ def discover_plugins() -> list[PluginRecord]:
             builtin = native_cpu_kernels_library()
             if builtin is not None:
                 from modtensor.runtime import intra_op
-                from modtensor.runtime.kernel_registry import prefer_function_kernels_for_small_inputs
 
                 records.append(load_native_library(builtin, origin=BUILTIN_ORIGIN, raise_errors=False))
                 intra_op.attach_native_library(builtin)
-                prefer_function_kernels_for_small_inputs(str(builtin))
             if plugins_disabled():
                 return records
             from modtensor.plugin.python_plugins import load_entry_point_plugins

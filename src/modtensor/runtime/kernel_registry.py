@@ -315,24 +315,6 @@ class KernelRegistry:
                 )
         return best, seen
 
-    def lower_priority_matches(
-        self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str, below: KernelRegistration
-    ) -> list[KernelRegistration]:
-        """The other kernels of ``device_type`` matching ``node_def`` at a lower priority than ``below``,
-        best first (the fallbacks a device keeps beside its chosen kernel)."""
-        label = kernel_label(node_def)
-        with self._lock:
-            bucket = list(self._by_key.get((node_def.op, device_type), ()))
-        found = [
-            reg
-            for reg in bucket
-            if reg is not below
-            and reg.kernel_def.label == label
-            and reg.kernel_def.priority < below.kernel_def.priority
-            and self._matches(reg, node_def, op_def)
-        ]
-        return sorted(found, key=lambda reg: -reg.kernel_def.priority)
-
     def find_kernel(
         self, node_def: node_def_pb2.NodeDef, op_def: op_def_pb2.OpDef, device_type: str
     ) -> KernelRegistration:
@@ -414,21 +396,6 @@ def _ensure_builtin_kernels() -> None:
             provider(_GLOBAL)
     for hook in list(_FIRST_USE_HOOKS):
         hook()
-
-
-# Kernel sources whose kernels hand small eager inputs to a lower-priority function kernel of the same op (the
-# built-in native CPU library: its C-API call costs more than the work on a few elements). See runtime/eager.py.
-_SMALL_INPUT_FALLBACK_SOURCES: set[str] = set()
-
-
-def prefer_function_kernels_for_small_inputs(source: str) -> None:
-    """Let eager calls with small inputs run the op's lower-priority function kernel instead of ``source``'s."""
-    _SMALL_INPUT_FALLBACK_SOURCES.add(source)
-
-
-def prefers_function_kernels_for_small_inputs(source: str) -> bool:
-    """Whether kernels of ``source`` hand small eager inputs to a function kernel (see above)."""
-    return source in _SMALL_INPUT_FALLBACK_SOURCES
 
 
 def add_kernel_change_listener(listener: Callable[[str], Any]) -> None:

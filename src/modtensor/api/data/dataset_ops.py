@@ -245,7 +245,7 @@ class DatasetV2:
     def _unary(self, cls: type, op: str, spec: Any = None, name: str | None = None, **inputs: Any) -> DatasetV2:
         spec = self._structure if spec is None else spec
         if not structure.flatten(spec):  # a function returned nothing: TF's op validation error
-            from modtensor.framework.graph import summarize_op_def
+            from modtensor.framework.op_def_builder import summarize_op_def
             from modtensor.framework.op_registry import global_registry
 
             raise errors.InvalidArgumentError(

@@ -97,7 +97,7 @@ class NativeKernel(OpKernel):
         self.compute = self._native.compute  # type: ignore[method-assign]
 
     def plan_call(self) -> tuple[Callable[..., Any], tuple[Any, Any]] | None:
-        """How the executor's plan may call this kernel without an OpKernelContext, or None.
+        """How the executor's plan and eager execution may call this kernel without an OpKernelContext, or None.
 
         ``(call, (capsule, target))`` when the kernel is the built-in native CPU library's, has one output and
         runs on the host CPU: ``call(*inputs) -> output`` is the bridge's ``direct_call`` (for Python callers:
