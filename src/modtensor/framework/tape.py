@@ -255,10 +255,6 @@ def stop_recording() -> Iterator[None]:
         _thread.stopped -= 1
 
 
-def is_stopped() -> bool:
-    """Whether recording is stopped in this thread."""
-    return bool(_thread.stopped)
-
 
 # ============================================================================ recording ops
 
