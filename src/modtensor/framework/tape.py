@@ -255,7 +255,6 @@ def stop_recording() -> Iterator[None]:
         _thread.stopped -= 1
 
 
-
 # ============================================================================ recording ops
 
 
