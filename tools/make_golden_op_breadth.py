@@ -265,6 +265,10 @@ def image_cases() -> None:
         for align in (False, True):
             kernel_case("ResizeArea", img, np.array(size, np.int32), align_corners=align)
     kernel_case("ResizeArea", RNG.integers(0, 255, (1, 6, 6, 1)).astype(np.uint8), np.array([4, 4], np.int32))
+    # align_corners on a 1-pixel axis: TF's scale falls back to in/out there (no zero scale)
+    one_pixel = np.arange(12, dtype=np.float32).reshape(1, 1, 4, 3)
+    for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea"):
+        kernel_case(op, one_pixel, np.array([3, 2], np.int32), align_corners=True)
     for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea"):
         shape_case(op, P([2, 5, 7, 3]), C([10, 14]))
         shape_case(op, P([U, U, U, 3]), C([4, 4]))

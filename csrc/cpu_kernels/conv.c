@@ -17,6 +17,15 @@
 
 enum { KIND_CONV, KIND_FUSED_CONV, KIND_DEPTHWISE, KIND_FUSED_DEPTHWISE };
 
+/* Input channels from which a convolution runs as an implicit GEMM (fewer: im2col, whose rows are longer). */
+#ifndef MTK_INDIRECT_MIN_CHANNELS
+#define MTK_INDIRECT_MIN_CHANNELS 8
+#endif
+/* Packed weights per depth block of the implicit GEMM: the block stays in L1 while a tile's rows sweep it. */
+#ifndef MTK_INDIRECT_BLOCK_BYTES
+#define MTK_INDIRECT_BLOCK_BYTES (1 << 30)
+#endif
+
 typedef struct {
   int kind;
   const char* op;
@@ -169,13 +178,127 @@ static void run_conv(ConvJob* j) {
     d.c = j->y + g * j->per_group;
     d.ldc = j->oc;
     d.ep = j->groups == 1 ? j->ep : NULL;
-    if (j->groups == 1 && j->cache != NULL) d.packed = mtk_weights_cache_get(j->cache, 0, d.k, d.n, d.b, d.ldb);
+    if (j->groups == 1 && j->cache != NULL) d.packed = mtk_weights_cache_get(j->cache, 0, d.k, d.n, d.b, d.ldb, 0);
     if (mtk_gemm_parallel(&d) < 0) {
       j->failed = 1;
       return;
     }
   }
   if (j->groups > 1 && j->ep != NULL) mtk_parallel_for(j->m, 64, epilogue_rows, j);
+}
+
+/* ------------------------------------------------------------------ implicit GEMM */
+
+/* Convolutions with a filter larger than 1x1 (or strided) and enough input channels per tap run without a patch
+ * matrix: each task lists, for its output rows, the input pixel of every filter tap (a zero row in the padding),
+ * and the indirect micro-kernel reads those pixels' channels in place, the block of C in registers over all
+ * KH * KW * C products. This saves writing and re-reading the KH * KW times larger patch matrix (and, for the
+ * layers with few output rows, building it once per column block). */
+typedef struct {
+  const ConvJob* j;
+  const mtk_packed_b* pb;
+  mtk_grid grid;
+  int failed;
+} IndirectJob;
+
+static void indirect_tasks(void* p, int64_t begin, int64_t end) {
+  IndirectJob* ij = (IndirectJob*)p;
+  const ConvJob* j = ij->j;
+  const mtk_packed_b* pb = ij->pb;
+  const mtk_gemm_arch* ar = pb->arch;
+  const int mr = ar->mr, nr = ar->nr;
+  const int64_t ntaps = j->kh * j->kw, c = j->c, ohw = j->oh * j->ow;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t tile = t / ij->grid.col_blocks, block = t % ij->grid.col_blocks;
+    int64_t r0 = tile * ij->grid.tile_rows, r1 = r0 + ij->grid.tile_rows < j->m ? r0 + ij->grid.tile_rows : j->m;
+    int64_t c0 = block * ij->grid.col_block, c1 = c0 + ij->grid.col_block < j->oc ? c0 + ij->grid.col_block : j->oc;
+    int64_t tiles = (r1 - r0 + mr - 1) / mr;
+    float* zero = mtk_scratch(2, (size_t)c);
+    const float** ptrs = (const float**)(void*)mtk_scratch(3, (size_t)(tiles * mr * ntaps) * 2);
+    if (zero == NULL || ptrs == NULL) {
+      ij->failed = 1;
+      return;
+    }
+    memset(zero, 0, (size_t)c * sizeof(float));
+    /* ptrs[(u * ntaps + tap) * mr + i]: micro-tile u, row i; the output pixel advances along its row */
+    int64_t b = r0 / ohw, rem = r0 % ohw, oy = rem / j->ow, ox = rem % j->ow;
+    for (int64_t u = 0; u < tiles; ++u) {
+      for (int i = 0; i < mr; ++i) {
+        const float** out = ptrs + u * ntaps * mr + i;
+        if (u * mr + i >= r1 - r0) { /* beyond the tile: repeat the last row (read, never stored) */
+          for (int64_t t = 0; t < ntaps; ++t) out[t * mr] = out[t * mr - 1];
+          continue;
+        }
+        const float* xb = j->x + b * j->h * j->wd * c;
+        int64_t iy0 = oy * j->ah.stride - j->ah.pad_before, ix0 = ox * j->aw.stride - j->aw.pad_before;
+        for (int64_t ky = 0; ky < j->kh; ++ky) {
+          int64_t iy = iy0 + ky * j->ah.dilation;
+          if (iy < 0 || iy >= j->h) {
+            for (int64_t kx = 0; kx < j->kw; ++kx, out += mr) *out = zero;
+            continue;
+          }
+          const float* xrow = xb + iy * j->wd * c;
+          for (int64_t kx = 0; kx < j->kw; ++kx, out += mr) {
+            int64_t ix = ix0 + kx * j->aw.dilation;
+            *out = (ix < 0 || ix >= j->wd) ? zero : xrow + ix * c;
+          }
+        }
+        if (++ox == j->ow) {
+          ox = 0;
+          if (++oy == j->oh) {
+            oy = 0;
+            ++b;
+          }
+        }
+      }
+    }
+    /* blocks of taps whose packed weights (taps * C x NR) stay in L1 while the tile's rows sweep them */
+    const int64_t block_taps = pb->kc / c;
+    for (int64_t t0 = 0; t0 < ntaps; t0 += block_taps) {
+      int64_t nt = ntaps - t0 < block_taps ? ntaps - t0 : block_taps;
+      const float* bblock = pb->data + t0 * c * pb->n_panels * nr;
+      for (int64_t col = c0; col < c1; col += nr) {
+        int n = (int)(c1 - col < nr ? c1 - col : nr);
+        const float* bp = bblock + (col / nr) * nt * c * nr;
+        for (int64_t u = 0; u < tiles; ++u) {
+          int64_t row = r0 + u * mr;
+          int rows = (int)(r1 - row < mr ? r1 - row : mr);
+          ar->kernel_indirect(nt, c, ptrs + (u * ntaps + t0) * mr, bp, j->y + row * j->oc + col, j->oc, t0 > 0, rows,
+                              n);
+        }
+      }
+    }
+    if (j->ep != NULL) mtk_epilogue_block(j->ep, j->y, j->oc, r0, r1, c0, c1);
+  }
+}
+
+static void run_conv_indirect(ConvJob* j) {
+  mtk_packed_b own;
+  const mtk_packed_b* pb = NULL;
+  const mtk_gemm_arch* ar = mtk_gemm_arch_get();
+  /* depth blocks of whole taps, about MTK_INDIRECT_BLOCK_BYTES of packed weights per panel */
+  int64_t block_taps = MTK_INDIRECT_BLOCK_BYTES / (j->c * ar->nr * (int64_t)sizeof(float));
+  if (block_taps < 1) block_taps = 1;
+  int64_t kc = block_taps * j->c;
+  if (kc > j->k) kc = j->k;
+  if (j->cache != NULL) pb = mtk_weights_cache_get(j->cache, 0, j->k, j->oc, j->w, j->oc, kc);
+  if (pb == NULL) {
+    if (mtk_pack_b_depth(&own, 0, j->k, j->oc, j->w, j->oc, kc) < 0) {
+      j->failed = 1;
+      return;
+    }
+    pb = &own;
+  }
+  IndirectJob ij;
+  memset(&ij, 0, sizeof ij);
+  ij.j = j;
+  ij.pb = pb;
+  double flops = 2.0 * (double)j->m * (double)j->oc * (double)j->k;
+  mtk_gemm_grid(j->m, j->oc, flops < 1e5 ? 1 : mtk_num_threads(), pb->arch->mc, pb->arch->mr, pb->arch->nr, 1,
+                &ij.grid);
+  mtk_parallel_for(ij.grid.tiles * ij.grid.col_blocks, 1, indirect_tasks, &ij);
+  if (pb == &own) mtk_packed_b_free(&own);
+  if (ij.failed) j->failed = 1;
 }
 
 /* ------------------------------------------------------------------ depthwise */
@@ -341,8 +464,22 @@ static void conv_compute(void* state, TF_OpKernelContext* ctx) {
     depthwise = 1;
     j.pointwise = 0;
   }
-  if (depthwise) {
+  if (depthwise && j.per_group == 1) {
+    const mtk_epilogue_args* ep = j.ep;
+    int in_kernel = ep != NULL && ep->mul == NULL && ep->addend == NULL &&
+                    (ep->ep->activation == MTK_ACT_NONE || ep->ep->activation == MTK_ACT_RELU ||
+                     ep->ep->activation == MTK_ACT_RELU6);
+    mtk_dw_job dj = {j.x, j.w, j.y, j.n, j.h, j.wd, j.c, j.kh, j.kw, j.oh, j.ow, j.ah.stride, j.aw.stride,
+                     j.ah.dilation, j.aw.dilation, j.ah.pad_before, j.aw.pad_before,
+                     in_kernel ? ep->shift : NULL, in_kernel ? ep->ep->activation : MTK_ACT_NONE,
+                     in_kernel ? NULL : ep};
+    int done = mtk_depthwise_fast(&dj);
+    if (done < 0) j.failed = 1;
+    if (done == 0) mtk_parallel_for(j.n * j.oh, 1, depthwise_rows, &j);
+  } else if (depthwise) {
     mtk_parallel_for(j.n * j.oh, 1, depthwise_rows, &j);
+  } else if (j.groups == 1 && !j.pointwise && j.c >= MTK_INDIRECT_MIN_CHANNELS) {
+    run_conv_indirect(&j);
   } else {
     run_conv(&j);
   }

@@ -1,11 +1,8 @@
-/* Depthwise convolution rows (depth multiplier 1), NHWC: the hot loop of
- * DepthwiseConv2dNative / _FusedDepthwiseConv2dNative.
+/* Depthwise convolution (depth multiplier 1), NHWC: the hot loop of DepthwiseConv2dNative /
+ * _FusedDepthwiseConv2dNative.
  *
- * For a block of 16 channels the filter taps are loaded into registers once and the
- * block then sweeps the output row: per output pixel one load and one FMA per valid
- * tap, one store. 3x3 and 5x5 filters get unrolled variants; edges (taps outside the
- * input) take the same code with the tap range clipped. AVX-512 when the CPU has it,
- * else a portable loop the compiler vectorizes. */
+ * With AVX-512: padded tiles over the pool (mtk_depthwise_fast, below). Elsewhere a portable row
+ * loop the compiler vectorizes (mtk_depthwise_row), bounds checked per tap. */
 #include <string.h>
 
 #include "mtk.h"
@@ -13,6 +10,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define DW_X86 1
+#define MAX_TAPS 64
 #endif
 
 /* Output row `oy` of image `b`: out[OW, C] (the row's memory), x the image [H, W, C], w [KH, KW, C]. */
@@ -27,143 +25,232 @@ typedef struct {
 } DwRow;
 
 #ifdef DW_X86
-#define MAX_TAPS 64
+/* ---------------------------------------------------------------- AVX-512: padded tiles
+ *
+ * A task takes one image, a group of up to 64 channels and a band of output rows. It first copies the input rows
+ * the band reads into a tile with the padding written out as zeros and the channels padded to a multiple of 16
+ * ([rows][pad + W + pad][16k]), so that every output pixel then takes the same path: no bounds checks, no masked
+ * loads, however small the image (a 7x7 map under a 7x7 filter has no interior pixel at all). The taps' weights
+ * of a 16-channel vector stay in registers while the row's pixels are swept 8 at a time, one load and one FMA per
+ * tap and pixel. */
+#define TILE_BYTES (160 * 1024)
+#define GROUP_CHANNELS 64
 
-__attribute__((target("avx512f"))) static inline __m512 dw_start(const DwRow* r, int64_t c0, __mmask16 mask) {
-  return r->bias != NULL ? _mm512_maskz_loadu_ps(mask, r->bias + c0) : _mm512_setzero_ps();
-}
+typedef struct {
+  const mtk_dw_job* j;
+  int64_t cb, groups, band, bands, wp, pl;
+  int failed;
+} DwPlan;
 
-__attribute__((target("avx512f"))) static inline __m512 dw_finish(const DwRow* r, __m512 v) {
-  if (r->act == MTK_ACT_RELU) return _mm512_max_ps(v, _mm512_setzero_ps());
-  if (r->act == MTK_ACT_RELU6) return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
+__attribute__((target("avx512f"))) static inline __m512 dw_act(__m512 v, int act) {
+  if (act == MTK_ACT_RELU) return _mm512_max_ps(v, _mm512_setzero_ps());
+  if (act == MTK_ACT_RELU6) return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
   return v;
 }
 
-/* One output pixel of one 16-channel block with every bounds check (the row's edges). */
-__attribute__((target("avx512f"))) static inline void dw_edge_pixel(const DwRow* r, int64_t ox, int64_t c0,
-                                                                     __mmask16 mask) {
-  const int64_t c = r->c;
-  __m512 acc = dw_start(r, c0, mask);
-  int64_t ix0 = ox * r->sw - r->pw;
-  for (int64_t i = 0; i < r->kh; ++i) {
-    int64_t iy = r->oy * r->sh - r->ph + i * r->dh;
-    if (iy < 0 || iy >= r->h) continue;
-    for (int64_t q = 0; q < r->kw; ++q) {
-      int64_t ix = ix0 + q * r->dw;
-      if (ix < 0 || ix >= r->wd) continue;
-      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, r->x + (iy * r->wd + ix) * c + c0),
-                            _mm512_maskz_loadu_ps(mask, r->w + (i * r->kw + q) * c + c0), acc);
-    }
-  }
-  _mm512_mask_storeu_ps(r->out + ox * c + c0, mask, dw_finish(r, acc));
-}
-
-/* NP consecutive interior pixels (every tap column inside): NP independent accumulators, one load and one FMA per
- * tap and pixel, the tap's weights from a small table. */
-#define DW_PIXELS(NP)                                                                                  \
-  do {                                                                                                 \
-    __m512 acc[NP];                                                                                    \
-    for (int u = 0; u < (NP); ++u) acc[u] = start;                                                     \
-    for (int t = 0; t < ntaps; ++t) {                                                                  \
-      const float* p = tap_base[t] + ox * step;                                                        \
-      const __m512 wt = wv[t];                                                                         \
-      for (int u = 0; u < (NP); ++u) acc[u] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, p + u * step), wt, acc[u]); \
-    }                                                                                                  \
-    for (int u = 0; u < (NP); ++u) _mm512_mask_storeu_ps(out + (ox + u) * c, mask, dw_finish(r, acc[u])); \
+#define DW_BLOCK(NP)                                                                                    \
+  do {                                                                                                  \
+    __m512 acc[NP];                                                                                     \
+    for (int u = 0; u < (NP); ++u) acc[u] = start;                                                      \
+    const float* base = row + ox * step;                                                                \
+    for (int64_t t = 0; t < ntaps; ++t) {                                                               \
+      const float* px = base + toff[t];                                                                 \
+      const __m512 wt = wv[t];                                                                          \
+      for (int u = 0; u < (NP); ++u) acc[u] = _mm512_fmadd_ps(_mm512_load_ps(px + u * step), wt, acc[u]); \
+    }                                                                                                   \
+    for (int u = 0; u < (NP); ++u) _mm512_mask_storeu_ps(out + (ox + u) * c, mask, dw_act(acc[u], act)); \
   } while (0)
 
-#define DW_PIXELS_FULL(NP)                                                                             \
-  do {                                                                                                 \
-    __m512 acc[NP];                                                                                    \
-    for (int u = 0; u < (NP); ++u) acc[u] = start;                                                     \
-    for (int t = 0; t < ntaps; ++t) {                                                                  \
-      const float* p = tap_base[t] + ox * step;                                                        \
-      const __m512 wt = wv[t];                                                                         \
-      for (int u = 0; u < (NP); ++u) acc[u] = _mm512_fmadd_ps(_mm512_loadu_ps(p + u * step), wt, acc[u]); \
-    }                                                                                                  \
-    for (int u = 0; u < (NP); ++u) _mm512_storeu_ps(out + (ox + u) * c, dw_finish(r, acc[u]));         \
-  } while (0)
-
-/* Edge pixel ox for 4 consecutive full channel blocks at once (independent accumulators). */
-__attribute__((target("avx512f"))) static inline void dw_edge_pixel4(const DwRow* r, int64_t ox, int64_t c0) {
-  const int64_t c = r->c;
-  __m512 a0 = dw_start(r, c0, 0xFFFF), a1 = dw_start(r, c0 + 16, 0xFFFF), a2 = dw_start(r, c0 + 32, 0xFFFF),
-         a3 = dw_start(r, c0 + 48, 0xFFFF);
-  int64_t ix0 = ox * r->sw - r->pw;
-  for (int64_t i = 0; i < r->kh; ++i) {
-    int64_t iy = r->oy * r->sh - r->ph + i * r->dh;
-    if (iy < 0 || iy >= r->h) continue;
-    for (int64_t q = 0; q < r->kw; ++q) {
-      int64_t ix = ix0 + q * r->dw;
-      if (ix < 0 || ix >= r->wd) continue;
-      const float* xp = r->x + (iy * r->wd + ix) * c + c0;
-      const float* wp = r->w + (i * r->kw + q) * c + c0;
-      a0 = _mm512_fmadd_ps(_mm512_loadu_ps(xp), _mm512_loadu_ps(wp), a0);
-      a1 = _mm512_fmadd_ps(_mm512_loadu_ps(xp + 16), _mm512_loadu_ps(wp + 16), a1);
-      a2 = _mm512_fmadd_ps(_mm512_loadu_ps(xp + 32), _mm512_loadu_ps(wp + 32), a2);
-      a3 = _mm512_fmadd_ps(_mm512_loadu_ps(xp + 48), _mm512_loadu_ps(wp + 48), a3);
-    }
+/* A row of output pixels with a KW-wide filter at stride S (dilation 1): blocks of NP pixels, where each filter
+ * row loads the (NP - 1) * S + KW input vectors its pixels read once and multiplies them with its KW weights, so
+ * one load serves several taps (0.4-0.6 loads per FMA instead of 1-2); the block's accumulators stay in registers
+ * and are stored with the activation. */
+#define DW_BLOCK_FN(KW, S, NP)                                                                                    \
+  __attribute__((target("avx512f"), always_inline)) static inline void dw_b##KW##s##S##n##NP(                    \
+      const float* base, const float* wt, int64_t kh, int64_t rstride, int64_t cbp, __m512 start, int act,        \
+      __mmask16 mask, float* out, int64_t ostride) {                                                              \
+    __m512 acc[NP];                                                                                               \
+    _Pragma("GCC unroll 8") for (int u = 0; u < (NP); ++u) acc[u] = start;                                        \
+    for (int64_t ky = 0; ky < kh; ++ky) {                                                                         \
+      const float* rp = base + ky * rstride;                                                                      \
+      const float* wr = wt + ky * (KW) * cbp;                                                                     \
+      __m512 xv[((NP) - 1) * (S) + (KW)];                                                                         \
+      _Pragma("GCC unroll 32") for (int i = 0; i < ((NP) - 1) * (S) + (KW); ++i) xv[i] =                          \
+          _mm512_load_ps(rp + i * cbp);                                                                           \
+      _Pragma("GCC unroll 8") for (int q = 0; q < (KW); ++q) {                                                    \
+        const __m512 w = _mm512_load_ps(wr + q * cbp);                                                            \
+        _Pragma("GCC unroll 8") for (int u = 0; u < (NP); ++u) acc[u] = _mm512_fmadd_ps(xv[u * (S) + q], w,       \
+                                                                                        acc[u]);                  \
+      }                                                                                                           \
+    }                                                                                                             \
+    _Pragma("GCC unroll 8") for (int u = 0; u < (NP); ++u)                                                        \
+        _mm512_mask_storeu_ps(out + u * ostride, mask, dw_act(acc[u], act));                                      \
   }
-  float* o = r->out + ox * c + c0;
-  _mm512_storeu_ps(o, dw_finish(r, a0));
-  _mm512_storeu_ps(o + 16, dw_finish(r, a1));
-  _mm512_storeu_ps(o + 32, dw_finish(r, a2));
-  _mm512_storeu_ps(o + 48, dw_finish(r, a3));
+
+/* The row: blocks of N8 pixels (0: none), then of 4, 2 and 1; returns the pixels done (all of them). */
+#define DW_ROW_FN(KW, S, N8)                                                                                      \
+  DW_BLOCK_FN(KW, S, 4)                                                                                           \
+  DW_BLOCK_FN(KW, S, 2)                                                                                           \
+  DW_BLOCK_FN(KW, S, 1)                                                                                           \
+  __attribute__((target("avx512f"))) static int64_t dw_row_k##KW##s##S(                                           \
+      const float* row, const float* wt, int64_t kh, int64_t rstride, int64_t cbp, __m512 start, int act,         \
+      __mmask16 mask, float* out, int64_t ostride, int64_t ow) {                                                  \
+    int64_t ox = 0;                                                                                               \
+    DW_ROW_WIDE_##N8(KW, S)                                                                                       \
+    for (; ox + 4 <= ow; ox += 4)                                                                                 \
+      dw_b##KW##s##S##n4(row + ox * (S) * cbp, wt, kh, rstride, cbp, start, act, mask, out + ox * ostride,        \
+                         ostride);                                                                                \
+    for (; ox + 2 <= ow; ox += 2)                                                                                 \
+      dw_b##KW##s##S##n2(row + ox * (S) * cbp, wt, kh, rstride, cbp, start, act, mask, out + ox * ostride,        \
+                         ostride);                                                                                \
+    for (; ox < ow; ++ox)                                                                                         \
+      dw_b##KW##s##S##n1(row + ox * (S) * cbp, wt, kh, rstride, cbp, start, act, mask, out + ox * ostride,        \
+                         ostride);                                                                                \
+    return ox;                                                                                                    \
+  }
+#define DW_ROW_WIDE_0(KW, S)
+#define DW_ROW_WIDE_8(KW, S)                                                                                      \
+  for (; ox + 8 <= ow; ox += 8)                                                                                   \
+    dw_b##KW##s##S##n8(row + ox * (S) * cbp, wt, kh, rstride, cbp, start, act, mask, out + ox * ostride, ostride);
+
+DW_BLOCK_FN(3, 1, 8)
+DW_ROW_FN(3, 1, 8)
+DW_BLOCK_FN(5, 1, 8)
+DW_ROW_FN(5, 1, 8)
+DW_BLOCK_FN(7, 1, 8)
+DW_ROW_FN(7, 1, 8)
+DW_BLOCK_FN(3, 2, 8)
+DW_ROW_FN(3, 2, 8)
+DW_BLOCK_FN(5, 2, 8)
+DW_ROW_FN(5, 2, 8)
+DW_ROW_FN(7, 2, 0)
+
+typedef int64_t (*dw_row_fn)(const float*, const float*, int64_t, int64_t, int64_t, __m512, int, __mmask16, float*,
+                             int64_t, int64_t);
+
+/* The register-blocked row kernel for (kw, stride), or NULL (the tap loop). */
+static dw_row_fn dw_row_kernel(int64_t kw, int64_t sw, int64_t dw) {
+  if (dw != 1) return NULL;
+  if (sw == 1 && kw == 3) return dw_row_k3s1;
+  if (sw == 1 && kw == 5) return dw_row_k5s1;
+  if (sw == 1 && kw == 7) return dw_row_k7s1;
+  if (sw == 2 && kw == 3) return dw_row_k3s2;
+  if (sw == 2 && kw == 5) return dw_row_k5s2;
+  if (sw == 2 && kw == 7) return dw_row_k7s2;
+  return NULL;
 }
 
-__attribute__((target("avx512f"))) static void dw_row_avx512(const DwRow* r) {
-  const int64_t c = r->c, ow = r->ow, kw = r->kw;
-  const int64_t step = r->sw * c; /* input floats between consecutive output pixels */
-  /* output columns whose taps are all inside the input */
-  int64_t lo = (r->pw + r->sw - 1) / r->sw, hi = (r->wd - 1 - (kw - 1) * r->dw + r->pw);
-  hi = hi < 0 ? 0 : hi / r->sw + 1;
-  if (hi > ow) hi = ow;
-  if (lo > hi) lo = hi;
-  if (r->kh * kw > MAX_TAPS) { /* a huge filter: every pixel through the checked path */
-    for (int64_t c0 = 0; c0 < c; c0 += 16) {
-      __mmask16 mask = (__mmask16)(c - c0 >= 16 ? 0xFFFF : (1u << (c - c0)) - 1);
-      for (int64_t ox = 0; ox < ow; ++ox) dw_edge_pixel(r, ox, c0, mask);
+__attribute__((target("avx512f"))) static void dw_tile_tasks(void* p, int64_t begin, int64_t end) {
+  DwPlan* pl = (DwPlan*)p;
+  const mtk_dw_job* j = pl->j;
+  const int64_t c = j->c, ntaps = j->kh * j->kw, wp = pl->wp;
+  const int act = j->bias_act;
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t band = task % pl->bands, g = (task / pl->bands) % pl->groups, b = task / (pl->bands * pl->groups);
+    int64_t oy0 = band * pl->band, oy1 = oy0 + pl->band < j->oh ? oy0 + pl->band : j->oh;
+    int64_t c0 = g * pl->cb, cbn = c - c0 < pl->cb ? c - c0 : pl->cb, cbp = (cbn + 15) / 16 * 16;
+    int64_t iy0 = oy0 * j->sh - j->ph, rows = (oy1 - 1 - oy0) * j->sh + (j->kh - 1) * j->dh + 1;
+    float* tile = mtk_scratch(0, (size_t)(rows * wp * cbp));
+    float* wts = mtk_scratch(1, (size_t)((ntaps + 1) * cbp));
+    int64_t* toff = (int64_t*)(void*)mtk_scratch(2, (size_t)(ntaps * 2));
+    if (tile == NULL || wts == NULL || toff == NULL) {
+      pl->failed = 1;
+      return;
     }
-    return;
-  }
-  /* edges first: 4 channel blocks at a time where they are full */
-  int64_t c4 = c / 64 * 64;
-  for (int64_t ox = 0; ox < ow; ox = (ox + 1 == lo && hi > lo) ? hi : ox + 1) {
-    if (ox >= lo && ox < hi) continue;
-    for (int64_t c0 = 0; c0 < c4; c0 += 64) dw_edge_pixel4(r, ox, c0);
-    for (int64_t c0 = c4; c0 < c; c0 += 16) {
-      __mmask16 mask = (__mmask16)(c - c0 >= 16 ? 0xFFFF : (1u << (c - c0)) - 1);
-      dw_edge_pixel(r, ox, c0, mask);
+    /* the tile: rows iy0 .. iy0 + rows - 1 of image b, channels c0 .. c0 + cbn - 1, zero-padded */
+    __mmask16 lane[GROUP_CHANNELS / 16];
+    for (int v = 0; v < GROUP_CHANNELS / 16; ++v) {
+      int64_t left = cbn - v * 16;
+      lane[v] = (__mmask16)(left >= 16 ? 0xFFFF : (left <= 0 ? 0 : (1u << left) - 1));
     }
-  }
-  for (int64_t c0 = 0; c0 < c; c0 += 16) {
-    __mmask16 mask = (__mmask16)(c - c0 >= 16 ? 0xFFFF : (1u << (c - c0)) - 1);
-    const float* tap_base[MAX_TAPS];
-    __m512 wv[MAX_TAPS];
-    int ntaps = 0;
-    for (int64_t i = 0; i < r->kh; ++i) {
-      int64_t iy = r->oy * r->sh - r->ph + i * r->dh;
-      if (iy < 0 || iy >= r->h) continue;
-      for (int64_t q = 0; q < kw; ++q) {
-        /* pixel ox reads tap_base + ox * step */
-        tap_base[ntaps] = r->x + (iy * r->wd + q * r->dw - r->pw) * c + c0;
-        wv[ntaps] = _mm512_maskz_loadu_ps(mask, r->w + (i * kw + q) * c + c0);
-        ++ntaps;
+    const int nv = (int)(cbp / 16);
+    for (int64_t ty = 0; ty < rows; ++ty) {
+      int64_t iy = iy0 + ty;
+      float* dst = tile + ty * wp * cbp;
+      if (iy < 0 || iy >= j->h) {
+        memset(dst, 0, (size_t)(wp * cbp) * sizeof(float));
+        continue;
       }
+      memset(dst, 0, (size_t)(pl->pl * cbp) * sizeof(float));
+      const float* src = j->x + ((b * j->h + iy) * j->wd) * c + c0;
+      float* d = dst + pl->pl * cbp;
+      for (int64_t ix = 0; ix < j->wd; ++ix, src += c, d += cbp)
+        for (int v = 0; v < nv; ++v) _mm512_store_ps(d + v * 16, _mm512_maskz_loadu_ps(lane[v], src + v * 16));
+      int64_t right = wp - pl->pl - j->wd;
+      if (right > 0) memset(d, 0, (size_t)(right * cbp) * sizeof(float));
     }
-    float* out = r->out + c0;
-    const __m512 start = dw_start(r, c0, mask);
-    int64_t ox = lo;
-    if (mask == 0xFFFF) {
-      for (; ox + 8 <= hi; ox += 8) DW_PIXELS_FULL(8);
-      for (; ox + 4 <= hi; ox += 4) DW_PIXELS_FULL(4);
-      for (; ox < hi; ++ox) DW_PIXELS_FULL(1);
-    } else {
-      for (; ox + 8 <= hi; ox += 8) DW_PIXELS(8);
-      for (; ox + 4 <= hi; ox += 4) DW_PIXELS(4);
-      for (; ox < hi; ++ox) DW_PIXELS(1);
+    /* the weights [taps][cbp] and the bias [cbp], zero-padded */
+    for (int64_t t = 0; t < ntaps; ++t)
+      for (int v = 0; v < nv; ++v)
+        _mm512_store_ps(wts + t * cbp + v * 16, _mm512_maskz_loadu_ps(lane[v], j->w + t * c + c0 + v * 16));
+    float* bias = wts + ntaps * cbp;
+    for (int v = 0; v < nv; ++v)
+      _mm512_store_ps(bias + v * 16,
+                      j->bias != NULL ? _mm512_maskz_loadu_ps(lane[v], j->bias + c0 + v * 16) : _mm512_setzero_ps());
+    for (int64_t ky = 0, t = 0; ky < j->kh; ++ky)
+      for (int64_t kx = 0; kx < j->kw; ++kx, ++t) toff[t] = (ky * j->dh * wp + kx * j->dw) * cbp;
+    const int64_t step = j->sw * cbp, rstride = j->dh * wp * cbp;
+    const dw_row_fn krow = dw_row_kernel(j->kw, j->sw, j->dw);
+    __m512 wv[MAX_TAPS];
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      float* yrow = j->y + ((b * j->oh + oy) * j->ow) * c;
+      for (int v = 0; v < nv; ++v) {
+        const __m512 start = _mm512_load_ps(bias + v * 16);
+        const __mmask16 mask = lane[v];
+        const float* row = tile + ((oy - oy0) * j->sh * wp) * cbp + v * 16;
+        float* out = yrow + c0 + v * 16;
+        int64_t ox = 0;
+        if (krow != NULL) {
+          ox = krow(row, wts + v * 16, j->kh, rstride, cbp, start, act, mask, out, c, j->ow);
+        } else {
+          for (int64_t t = 0; t < ntaps; ++t) wv[t] = _mm512_load_ps(wts + t * cbp + v * 16);
+          for (; ox + 8 <= j->ow; ox += 8) DW_BLOCK(8);
+          for (; ox + 4 <= j->ow; ox += 4) DW_BLOCK(4);
+        }
+        if (ox < j->ow) {
+          for (int64_t t = 0; t < ntaps; ++t) wv[t] = _mm512_load_ps(wts + t * cbp + v * 16);
+          for (; ox < j->ow; ++ox) DW_BLOCK(1);
+        }
+      }
+      if (j->ep != NULL) mtk_epilogue_block(j->ep, yrow, c, 0, j->ow, c0, c0 + cbn);
     }
   }
+}
+
+static int dw_avx512(const mtk_dw_job* j) {
+  DwPlan pl;
+  memset(&pl, 0, sizeof pl);
+  pl.j = j;
+  pl.pl = j->pw;
+  int64_t need = (j->ow - 1) * j->sw + (j->kw - 1) * j->dw + 1; /* tile columns the last pixel reads */
+  pl.wp = j->pw + j->wd;
+  if (need > pl.wp) pl.wp = need;
+  /* Channels per group: as many (up to 64) as let a band of 8 output rows fit the tile, so the halo rows a band
+   * copies again stay a small part of it (wide images with tall strided filters get 16-channel groups). */
+  int64_t rows8 = 7 * j->sh + (j->kh - 1) * j->dh + 1;
+  int64_t fit = TILE_BYTES / (int64_t)(rows8 * pl.wp * sizeof(float)) / 16 * 16;
+  if (fit < 16) fit = 16;
+  if (fit > GROUP_CHANNELS) fit = GROUP_CHANNELS;
+  pl.cb = j->c < fit ? j->c : fit;
+  pl.groups = (j->c + pl.cb - 1) / pl.cb;
+  int64_t cbp = (pl.cb + 15) / 16 * 16;
+  int64_t rows_fit = TILE_BYTES / (int64_t)(pl.wp * cbp * sizeof(float));
+  int64_t band = (rows_fit - (j->kh - 1) * j->dh - 1) / j->sh + 1;
+  if (band < 1) band = 1;
+  if (band > j->oh) band = j->oh;
+  /* enough tasks for the pool: bands shrink (re-reading the halo rows) when images x groups are too few */
+  int64_t want = 4 * (int64_t)mtk_num_threads(), units = j->n * pl.groups;
+  if (units * ((j->oh + band - 1) / band) < want) {
+    int64_t bands = (want + units - 1) / units;
+    int64_t b2 = (j->oh + bands - 1) / bands;
+    if (b2 < band) band = b2 < 1 ? 1 : b2;
+  }
+  pl.band = band;
+  pl.bands = (j->oh + band - 1) / band;
+  double work = (double)j->n * (double)j->oh * (double)j->ow * (double)j->c * (double)(j->kh * j->kw);
+  int64_t tasks = j->n * pl.groups * pl.bands;
+  mtk_parallel_for(tasks, work < 65536.0 ? tasks : 1, dw_tile_tasks, &pl);
+  return pl.failed ? -1 : 0;
 }
 #endif
 
@@ -201,16 +288,19 @@ void mtk_depthwise_row(const float* x, const float* w, float* out, int64_t h, in
                        int64_t kw, int64_t ow, int64_t oy, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph,
                        int64_t pw, const float* bias, int act) {
   DwRow r = {x, w, out, h, wd, c, kh, kw, ow, oy, sh, sw, dh, dw, ph, pw, bias, act};
+  dw_row_generic(&r);
+}
+
+int mtk_depthwise_fast(const mtk_dw_job* j) {
 #ifdef DW_X86
   static int has_avx512 = -1;
   if (has_avx512 < 0) {
     __builtin_cpu_init();
     has_avx512 = __builtin_cpu_supports("avx512f") ? 1 : 0;
   }
-  if (has_avx512 && !mtk_generic_forced()) {
-    dw_row_avx512(&r);
-    return;
-  }
+  if (has_avx512 && !mtk_generic_forced() && j->kh * j->kw <= MAX_TAPS) return dw_avx512(j) < 0 ? -1 : 1;
+#else
+  (void)j;
 #endif
-  dw_row_generic(&r);
+  return 0;
 }

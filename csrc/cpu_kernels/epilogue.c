@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mtk.h"
+#include "mtk_math.h"
 
 static int activation_code(const char* name, int allow_gelu) {
   if (strcmp(name, "Relu") == 0) return MTK_ACT_RELU;
@@ -192,65 +193,6 @@ void mtk_epilogue_release(mtk_epilogue_args* args) {
   free(args->owned_addend);
   args->owned = NULL;
   args->owned_addend = NULL;
-}
-
-/* exp(x) for float, vectorizable: 2^n * p(r) with r = x - n ln2, |r| <= ln2/2. */
-static inline float fast_exp(float x) {
-  float xc = x > 88.72f ? 88.72f : (x < -87.33f ? -87.33f : x);
-  float n = __builtin_rintf(xc * 1.44269504088896341f);
-  float r = xc - n * 0.693145751953125f;
-  r = r - n * 1.42860682030941723212e-6f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  int32_t bits = ((int32_t)n + 127) << 23;
-  float scale;
-  memcpy(&scale, &bits, sizeof scale);
-  return x != x ? x : p * scale;
-}
-
-/* erf(x) for float, vectorizable: x * P(x^2) / Q(x^2) on [-4, 4] (within 4e-7 of erf; erf is +-1 to float
- * precision beyond). */
-static inline float fast_erf(float x) {
-  float xc = x > 4.0f ? 4.0f : (x < -4.0f ? -4.0f : x);
-  float x2 = xc * xc;
-  float p = -2.72614225801306e-10f;
-  p = p * x2 + 2.77068142495902e-08f;
-  p = p * x2 + -2.10102402082508e-06f;
-  p = p * x2 + -5.69250639462346e-05f;
-  p = p * x2 + -7.34990630326855e-04f;
-  p = p * x2 + -2.95459980854025e-03f;
-  p = p * x2 + -1.60960333262415e-02f;
-  float q = -1.45660718464996e-05f;
-  q = q * x2 + -2.13374055278905e-04f;
-  q = q * x2 + -1.68282697438203e-03f;
-  q = q * x2 + -7.37332916720468e-03f;
-  q = q * x2 + -1.42647390514189e-02f;
-  return x != x ? x : xc * p / q;
-}
-
-/* tanh(x) for float, vectorizable: x * P(x^2) / Q(x^2) on [-7.9053, 7.9053] (Eigen's float tanh, which TF's CPU
- * kernels use; +-1 to float precision beyond); tiny |x| returns x. */
-static inline float fast_tanh(float x) {
-  float xc = x > 7.90531110763549805f ? 7.90531110763549805f : (x < -7.90531110763549805f ? -7.90531110763549805f : x);
-  float x2 = xc * xc;
-  float p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 + -8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
-  float q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
-  float r = xc * p / q;
-  return (x < 0.0004f && x > -0.0004f) ? x : (x != x ? x : r);
 }
 
 MTK_HOT static void act_relu(float* restrict x, int64_t n) {

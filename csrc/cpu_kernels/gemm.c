@@ -80,8 +80,14 @@ void modtensor_cpu_kernels_force_generic_gemm(int on) { __atomic_store_n(&g_forc
 /* ---------------------------------------------------------------- packing */
 
 int mtk_pack_b(mtk_packed_b* pb, int trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
+  return mtk_pack_b_depth(pb, trans_b, k, n, b, ldb, 0);
+}
+
+int mtk_pack_b_depth(mtk_packed_b* pb, int trans_b, int64_t k, int64_t n, const float* b, int64_t ldb, int64_t depth) {
   const mtk_gemm_arch* ar = arch();
   const int nr = ar->nr;
+  const int64_t block = depth > 0 ? depth : ar->kc;
+  pb->kc = block;
   pb->k = k;
   pb->n = n;
   pb->n_panels = (n + nr - 1) / nr;
@@ -90,8 +96,8 @@ int mtk_pack_b(mtk_packed_b* pb, int trans_b, int64_t k, int64_t n, const float*
   if (pb->data == NULL) return -1;
   /* Layout: for each KC block (offset p0), for each panel j: kc x NR floats. */
   float* out = pb->data;
-  for (int64_t p0 = 0; p0 < k; p0 += ar->kc) {
-    int64_t kc = k - p0 < ar->kc ? k - p0 : ar->kc;
+  for (int64_t p0 = 0; p0 < k; p0 += block) {
+    int64_t kc = k - p0 < block ? k - p0 : block;
     for (int64_t j = 0; j < pb->n_panels; ++j) {
       int64_t c0 = j * nr, cols = n - c0 < nr ? n - c0 : nr;
       for (int64_t p = 0; p < kc; ++p) {
@@ -151,12 +157,13 @@ void mtk_gemm_packed(int trans_a, int64_t m, const float* a, int64_t lda, const 
     return;
   }
   int64_t mc_max = ar->mc;
+  const int64_t block = pb->kc;
   int in_place = !trans_a && ar->kernel_rows != NULL;
-  float* ap = in_place ? NULL : mtk_scratch(1, (size_t)((mc_max + mr) * ar->kc));
+  float* ap = in_place ? NULL : mtk_scratch(1, (size_t)((mc_max + mr) * block));
   if (!in_place && ap == NULL) return;
   int64_t j0 = c0 / nr, j1 = (c1 + nr - 1) / nr;
-  for (int64_t p0 = 0; p0 < k; p0 += ar->kc) {
-    int64_t kc = k - p0 < ar->kc ? k - p0 : ar->kc;
+  for (int64_t p0 = 0; p0 < k; p0 += block) {
+    int64_t kc = k - p0 < block ? k - p0 : block;
     const float* bblock = pb->data + p0 * pb->n_panels * nr;
     int acc = accumulate || p0 > 0;
     for (int64_t i0 = 0; i0 < m; i0 += mc_max) {
@@ -206,6 +213,32 @@ MTK_HOT static float dot(const float* restrict x, const float* restrict y, int64
   for (int l = 0; l < 16; ++l) s += acc[l];
   for (; i < n; ++i) s += x[i] * y[i];
   return s;
+}
+
+void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t mr, int64_t align, int few_rows,
+                   mtk_grid* g) {
+  /* Row tiles of one packed A block, shrunk so there are a few tiles per thread; then columns split when the
+   * rows alone cannot keep every thread busy. With few_rows, up to 2 * mc rows stay one tile and the columns are
+   * split instead: every task then reads only its part of B (the weights of a late layer at batch 1 are the larger
+   * operand, read once instead of once per row tile). */
+  int64_t rows = mc;
+  if (few_rows && m <= 2 * mc) {
+    rows = (m + mr - 1) / mr * mr;
+  } else if (m < rows * 2 * parallel) {
+    rows = (m + 2 * parallel - 1) / (2 * parallel);
+    rows = (rows + mr - 1) / mr * mr;
+    if (rows < mr * 2) rows = mr * 2;
+  }
+  if (rows < 1) rows = 1;
+  g->tile_rows = rows;
+  g->tiles = (m + rows - 1) / rows;
+  int64_t blocks = 1;
+  if (g->tiles < 2 * parallel) blocks = (2 * parallel + g->tiles - 1) / g->tiles;
+  int64_t col_block = (n + blocks - 1) / blocks;
+  col_block = (col_block + align - 1) / align * align;
+  if (col_block < align) col_block = align;
+  g->col_block = col_block;
+  g->col_blocks = (n + col_block - 1) / col_block;
 }
 
 static void small_m_block(const mtk_gemm_desc* d, int64_t c0, int64_t c1) {
@@ -282,25 +315,16 @@ int mtk_gemm_parallel(const mtk_gemm_desc* d) {
     g.pb = d->packed;
     ar = d->packed->arch;
   }
-  int64_t parallel = flops < 1e5 ? 1 : threads;
-  int64_t align = small ? 16 : ar->nr;
-  /* Row tiles of one packed A block, shrunk so there are a few tiles per thread; then columns split when the
-   * rows alone cannot keep every thread busy. */
-  int64_t rows = small ? d->m : ar->mc;
-  if (!small && d->m < rows * 2 * parallel) {
-    rows = (d->m + 2 * parallel - 1) / (2 * parallel);
-    rows = (rows + ar->mr - 1) / ar->mr * ar->mr;
-    if (rows < ar->mr * 2) rows = ar->mr * 2;
+  mtk_grid grid;
+  if (small) {
+    mtk_gemm_grid(d->m, d->n, flops < 1e5 ? 1 : threads, d->m, 1, 16, 1, &grid);
+  } else {
+    mtk_gemm_grid(d->m, d->n, flops < 1e5 ? 1 : threads, ar->mc, ar->mr, ar->nr, 0, &grid);
   }
-  g.tile_rows = rows;
-  int64_t tiles = (d->m + rows - 1) / rows;
-  int64_t blocks = 1;
-  if (tiles < 2 * parallel) blocks = (2 * parallel + tiles - 1) / tiles;
-  int64_t col_block = (d->n + blocks - 1) / blocks;
-  col_block = (col_block + align - 1) / align * align;
-  g.col_block = col_block;
-  g.col_blocks = (d->n + col_block - 1) / col_block;
-  mtk_parallel_for(tiles * g.col_blocks, 1, grid_tasks, &g);
+  g.tile_rows = grid.tile_rows;
+  g.col_block = grid.col_block;
+  g.col_blocks = grid.col_blocks;
+  mtk_parallel_for(grid.tiles * grid.col_blocks, 1, grid_tasks, &g);
   if (own) mtk_packed_b_free(&pb);
   return g.failed ? -1 : 0;
 }
@@ -318,17 +342,18 @@ void mtk_weights_cache_destroy(mtk_weights_cache* cache) {
 }
 
 const mtk_packed_b* mtk_weights_cache_get(mtk_weights_cache* cache, int trans_b, int64_t k, int64_t n, const float* b,
-                                          int64_t ldb) {
+                                          int64_t ldb, int64_t kc) {
   const mtk_gemm_arch* ar = arch();
   pthread_mutex_lock(&cache->lock);
   if (cache->packed.data == NULL || cache->source != b || cache->packed.k != k || cache->packed.n != n ||
-      cache->trans_b != trans_b || cache->ldb != ldb || cache->packed.arch != ar) {
+      cache->trans_b != trans_b || cache->ldb != ldb || cache->packed.arch != ar || cache->kc != kc) {
     mtk_packed_b_free(&cache->packed);
     cache->source = NULL;
-    if (mtk_pack_b(&cache->packed, trans_b, k, n, b, ldb) == 0) {
+    if (mtk_pack_b_depth(&cache->packed, trans_b, k, n, b, ldb, kc) == 0) {
       cache->source = b;
       cache->trans_b = trans_b;
       cache->ldb = ldb;
+      cache->kc = kc;
     }
   }
   const mtk_packed_b* found = cache->packed.data != NULL ? &cache->packed : NULL;

@@ -88,7 +88,7 @@ static int matmul_parallel(const MatJob* j) {
   d.c = j->c;
   d.ldc = j->n;
   d.ep = j->ep;
-  if (j->cache != NULL && j->m > 4) d.packed = mtk_weights_cache_get(j->cache, j->tb, j->k, j->n, j->b, j->ldb);
+  if (j->cache != NULL && j->m > 4) d.packed = mtk_weights_cache_get(j->cache, j->tb, j->k, j->n, j->b, j->ldb, 0);
   return mtk_gemm_parallel(&d);
 }
 

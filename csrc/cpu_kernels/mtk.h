@@ -41,11 +41,17 @@ typedef void (*mtk_ukernel)(int64_t kc, const float* a, const float* b, float* c
 /* The same with A row-major in place (row stride lda), no A panel. */
 typedef void (*mtk_ukernel_rows)(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                                  int accumulate, int m, int n);
+/* Implicit GEMM (convolution without a patch matrix): the depth is `ntaps` runs of `depth` values, and the MR rows of
+ * A in run t start at ptrs[t * MR + i] (rows beyond m repeat a valid pointer; they are read, never stored). B is one
+ * packed panel of ntaps * depth rows (a single depth block). */
+typedef void (*mtk_ukernel_indirect)(int64_t ntaps, int64_t depth, const float* const* ptrs, const float* b, float* c,
+                                     int64_t ldc, int accumulate, int m, int n);
 typedef struct {
   int mr, nr;       /* register block */
   int64_t kc, mc;   /* cache blocks: depth of a packed panel pair, rows of a packed A block */
   mtk_ukernel kernel;
   mtk_ukernel_rows kernel_rows; /* NULL: A is always packed */
+  mtk_ukernel_indirect kernel_indirect;
   const char* name;
 } mtk_gemm_arch;
 const mtk_gemm_arch* mtk_gemm_arch_get(void);
@@ -56,9 +62,12 @@ const mtk_gemm_arch* mtk_gemm_arch_generic(void);
 typedef struct {
   float* data;
   int64_t k, n, n_panels;
+  int64_t kc; /* depth of a block: the arch's kc, or k for one block (the implicit-GEMM convolution) */
   const mtk_gemm_arch* arch;
 } mtk_packed_b;
 int mtk_pack_b(mtk_packed_b* pb, int trans_b, int64_t k, int64_t n, const float* b, int64_t ldb);
+/* The same with blocks of depth kc (<= 0: the arch's). */
+int mtk_pack_b_depth(mtk_packed_b* pb, int trans_b, int64_t k, int64_t n, const float* b, int64_t ldb, int64_t kc);
 void mtk_packed_b_free(mtk_packed_b* pb);
 /* C[rows, c0:c1] (+)= A[rows, K] * B[:, c0:c1] with B packed and A row-major (lda) or transposed; c0 a multiple of
  * NR. Single-threaded: one task of a product. */
@@ -88,6 +97,13 @@ typedef struct {
   const mtk_packed_b* packed; /* B already packed (constant weights), or NULL */
 } mtk_gemm_desc;
 int mtk_gemm_parallel(const mtk_gemm_desc* d);
+/* How a product of m x n is split over `parallel` threads: row tiles of tile_rows (a multiple of mr, at most mc
+ * unless few_rows), column blocks of col_block (a multiple of align). */
+typedef struct {
+  int64_t tile_rows, tiles, col_block, col_blocks;
+} mtk_grid;
+void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t mr, int64_t align, int few_rows,
+                   mtk_grid* g);
 
 /* Packed constant weights kept by a kernel instance between calls. Only for inputs the graph optimizer marked
  * constant (attr _modtensor_const_weights): a Const's buffer never changes, so the packing is reused while the
@@ -98,13 +114,14 @@ typedef struct {
   pthread_mutex_t lock;
   const float* source;
   int trans_b;
-  int64_t ldb;
+  int64_t ldb, kc;
   mtk_packed_b packed;
 } mtk_weights_cache;
 void mtk_weights_cache_init(mtk_weights_cache* cache);
 void mtk_weights_cache_destroy(mtk_weights_cache* cache);
+/* kc: the packing's block depth (<= 0: the arch's). */
 const mtk_packed_b* mtk_weights_cache_get(mtk_weights_cache* cache, int trans_b, int64_t k, int64_t n, const float* b,
-                                          int64_t ldb);
+                                          int64_t ldb, int64_t kc);
 
 /* Sets numpy's OpenBLAS (when loaded) to one thread. */
 void mtk_blas_init(void);
@@ -114,7 +131,21 @@ MTK_EXPORT void modtensor_cpu_kernels_force_generic_gemm(int on);
 /* True while the portable code paths are forced (tests of those paths). */
 int mtk_generic_forced(void);
 
-/* One output row of a depthwise convolution with depth multiplier 1 (depthwise.c); `bias` (or NULL) and `act`
+/* A whole depthwise convolution with depth multiplier 1 over the pool (depthwise.c): y[n, oh, ow, c] = the taps of
+ * x[n, h, wd, c] times w[kh, kw, c], plus bias (or NULL) and bias_act (MTK_ACT_NONE, RELU or RELU6) in registers,
+ * then `ep` (or NULL) on each output row. Returns 1 when done, 0 when this CPU takes the row path
+ * (mtk_depthwise_row) instead, -1 when out of memory. */
+typedef struct {
+  const float* x;
+  const float* w;
+  float* y;
+  int64_t n, h, wd, c, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
+  const float* bias;
+  int bias_act;
+  const struct mtk_epilogue_args_s* ep;
+} mtk_dw_job;
+int mtk_depthwise_fast(const mtk_dw_job* j);
+/* One output row of a depthwise convolution with depth multiplier 1 (portable path); `bias` (or NULL) and `act`
  * (MTK_ACT_NONE, RELU or RELU6) are applied in registers. */
 void mtk_depthwise_row(const float* x, const float* w, float* out, int64_t h, int64_t wd, int64_t c, int64_t kh,
                        int64_t kw, int64_t ow, int64_t oy, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph,
@@ -221,6 +252,12 @@ void mtk_register_eltwise(TF_Status* s);
 void mtk_register_pad(TF_Status* s);
 void mtk_register_binary(TF_Status* s);
 void mtk_register_concat(TF_Status* s);
+void mtk_register_unary(TF_Status* s);
+void mtk_register_reduce(TF_Status* s);
+void mtk_register_transpose(TF_Status* s);
+void mtk_register_einsum(TF_Status* s);
+void mtk_register_image(TF_Status* s);
+void mtk_register_select(TF_Status* s);
 
 /* Registers builder with float32 constraint on attr T and the library's priority. */
 void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),

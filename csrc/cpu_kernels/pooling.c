@@ -1,7 +1,7 @@
 /* MaxPool and AvgPool (float32, NHWC direct; NCHW through a transpose).
  *
- * Per output pixel the window's taps are reduced over a block of channels, rows of
- * output pixels spread over the pool. MaxPool ignores padding and NaN (fmax, as
+ * Separable: per output row the window's rows are reduced first, then each pixel's
+ * columns; rows of output pixels spread over the pool. MaxPool ignores padding and NaN (fmax, as
  * TF's CPU kernel); AvgPool divides by the number of real elements in the window.
  * MaxPool across depth (ksize over channels only) is supported with TF's rules. */
 #include <math.h>
@@ -34,6 +34,7 @@ typedef struct {
   int64_t n, h, w, c, kh, kw, oh, ow;
   mtk_axis ah, aw;
   int is_max;
+  int failed;
 } PoolJob;
 
 /* acc starts at -inf and never becomes NaN: a NaN tap never wins (fmax semantics, vectorizable). */
@@ -47,29 +48,50 @@ MTK_HOT static void scale(float* restrict acc, float f, int64_t n) {
   for (int64_t i = 0; i < n; ++i) acc[i] *= f;
 }
 
+MTK_HOT static void fill(float* restrict acc, float v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = v;
+}
+
+/* Separable windows: per output row, the window's input rows are first reduced into one row (W x C, in L1), then
+ * each output pixel reduces its window's columns of that row: KH + KW passes per output instead of KH * KW. Max
+ * never lets a NaN win in either pass, so the result is the same as the direct window's (the largest non-NaN
+ * element, or -inf). */
 static void pool_rows(void* p, int64_t begin, int64_t end) {
   PoolJob* j = (PoolJob*)p;
+  const int64_t c = j->c, rowlen = j->w * c;
+  float* buf = mtk_scratch(0, (size_t)rowlen);
+  if (buf == NULL) {
+    j->failed = 1;
+    return;
+  }
   for (int64_t r = begin; r < end; ++r) {
     int64_t b = r / j->oh, oy = r % j->oh;
-    const float* xb = j->x + b * j->h * j->w * j->c;
+    const float* xb = j->x + b * j->h * rowlen;
     int64_t y0 = oy * j->ah.stride - j->ah.pad_before, y1 = y0 + j->kh;
     if (y0 < 0) y0 = 0;
     if (y1 > j->h) y1 = j->h;
+    if (j->is_max) {
+      fill(buf, -INFINITY, rowlen);
+      for (int64_t iy = y0; iy < y1; ++iy) max_into(buf, xb + iy * rowlen, rowlen);
+    } else {
+      fill(buf, 0.0f, rowlen);
+      for (int64_t iy = y0; iy < y1; ++iy) add_into(buf, xb + iy * rowlen, rowlen);
+    }
     for (int64_t ox = 0; ox < j->ow; ++ox) {
-      float* out = j->y + (r * j->ow + ox) * j->c;
+      float* out = j->y + (r * j->ow + ox) * c;
       int64_t x0 = ox * j->aw.stride - j->aw.pad_before, x1 = x0 + j->kw;
       if (x0 < 0) x0 = 0;
       if (x1 > j->w) x1 = j->w;
+      if (x1 <= x0 || y1 <= y0) {
+        fill(out, j->is_max ? -INFINITY : 0.0f, c);
+        continue;
+      }
+      memcpy(out, buf + x0 * c, (size_t)c * sizeof(float));
       if (j->is_max) {
-        for (int64_t i = 0; i < j->c; ++i) out[i] = -INFINITY;
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) max_into(out, xb + (iy * j->w + ix) * j->c, j->c);
+        for (int64_t ix = x0 + 1; ix < x1; ++ix) max_into(out, buf + ix * c, c);
       } else {
-        memset(out, 0, (size_t)j->c * sizeof(float));
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) add_into(out, xb + (iy * j->w + ix) * j->c, j->c);
-        int64_t count = (y1 - y0) * (x1 - x0);
-        if (count > 0) scale(out, 1.0f / (float)count, j->c);
+        for (int64_t ix = x0 + 1; ix < x1; ++ix) add_into(out, buf + ix * c, c);
+        scale(out, 1.0f / (float)((y1 - y0) * (x1 - x0)), c);
       }
     }
   }
@@ -211,10 +233,11 @@ static void pool_compute(void* state, TF_OpKernelContext* ctx) {
   }
   int64_t work = j.ow * j.c * j.kh * j.kw;
   mtk_parallel_for(j.n * j.oh, work > 16384 ? 1 : 16384 / (work + 1) + 1, pool_rows, &j);
+  if (j.failed) goto oom;
   if (nchw) mtk_nhwc_to_nchw(y_nhwc, (float*)TF_TensorData(y), j.n, j.c, j.oh * j.ow);
   goto done;
 oom:
-  mtk_fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory transposing an NCHW pooling");
+  mtk_fail(ctx, TF_RESOURCE_EXHAUSTED, "out of memory for a pooling");
 done:
   free(x_nhwc);
   free(y_nhwc);

@@ -13,5 +13,11 @@ MTK_EXPORT void TF_InitKernel(void) {
   if (TF_GetCode(s) == TF_OK) mtk_register_pad(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_binary(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_concat(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_unary(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_reduce(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_transpose(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_einsum(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_image(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_select(s);
   TF_DeleteStatus(s);
 }

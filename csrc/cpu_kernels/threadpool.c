@@ -18,6 +18,9 @@
 
 #define MAX_THREADS 256
 #define SPIN_NS 200000 /* how long an idle worker spins before it sleeps */
+/* Chunks per thread a region is cut into at most: small enough that a thread that starts late (woken from sleep,
+ * or descheduled on a busy machine) leaves little of the region for the others to wait on. */
+#define MAX_CHUNKS_PER_THREAD 16
 
 typedef struct {
   mtk_range_fn fn;
@@ -146,7 +149,7 @@ void mtk_parallel_for(int64_t n, int64_t grain, mtk_range_fn fn, void* ctx) {
     fn(ctx, 0, n);
     return;
   }
-  int64_t max_chunks = (int64_t)threads * 4;
+  int64_t max_chunks = (int64_t)threads * MAX_CHUNKS_PER_THREAD;
   if (chunks > max_chunks) chunks = max_chunks;
   g_job.fn = fn;
   g_job.ctx = ctx;
@@ -154,7 +157,10 @@ void mtk_parallel_for(int64_t n, int64_t grain, mtk_range_fn fn, void* ctx) {
   g_job.chunks = chunks;
   atomic_store_explicit(&g_completed, 0, memory_order_relaxed);
   uint32_t gen = (uint32_t)(atomic_load(&g_state) >> 32) + 1;
-  atomic_store_explicit(&g_state, (uint64_t)gen << 32, memory_order_release);
+  /* seq_cst: the store of the new generation must be visible before the sleeper count is read (a worker counts
+   * itself a sleeper before it re-reads the generation under the lock), else a worker falling asleep just now
+   * would miss this region's wake-up. */
+  atomic_store_explicit(&g_state, (uint64_t)gen << 32, memory_order_seq_cst);
   if (atomic_load(&g_sleepers) > 0) {
     pthread_mutex_lock(&g_sleep);
     pthread_cond_broadcast(&g_wake);

@@ -36,7 +36,8 @@ INDEX = json.loads((GOLDEN / "index.json").read_text())["cases"]
 NATIVE_OPS = (
     "Conv2D", "DepthwiseConv2dNative", "MatMul", "BatchMatMulV2", "MaxPool", "AvgPool", "BiasAdd", "Relu", "Relu6",
     "Elu", "LeakyRelu", "Sigmoid", "Tanh", "Pad", "AddV2", "Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum",
-    "SquaredDifference", "ConcatV2",
+    "SquaredDifference", "ConcatV2", "Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Erf", "Erfc",
+    "Floor", "Ceil", "Round", "Sum", "Mean", "Max", "Min", "Prod", "Softmax", "LogSoftmax", "Transpose",
 )  # fmt: skip
 
 @pytest.fixture(scope="module", autouse=True)
@@ -59,6 +60,10 @@ def run_kernel(op: str, inputs: list[np.ndarray], *, expect_native: bool = True,
     """One call through the runtime's kernel lookup; T (and TArgs/num_args for fused ops) from the inputs."""
     attrs = dict(attrs)
     attrs.setdefault("T", inputs[0].dtype)
+    index_attr = {"Sum": "Tidx", "Mean": "Tidx", "Max": "Tidx", "Min": "Tidx", "Prod": "Tidx", "Transpose": "Tperm",
+                  "Pad": "Tpaddings"}.get(op)  # fmt: skip
+    if index_attr is not None and len(inputs) > 1:
+        attrs.setdefault(index_attr, inputs[1].dtype)
     if op == "_FusedConv2D":
         attrs.setdefault("TArgs", [a.dtype for a in inputs[2:]])
         attrs.setdefault("num_args", len(inputs) - 2)
@@ -70,6 +75,11 @@ def run_kernel(op: str, inputs: list[np.ndarray], *, expect_native: bool = True,
     assert isinstance(kernel, NativeKernel) == expect_native, f"{op}: native kernel chosen = {not expect_native}"
     (out,) = kernel.run(OpKernelContext(kernel, [np.array(a) for a in inputs]))
     return out
+
+
+def assert_same_message(native: errors.OpError, numpy_kernel: errors.OpError) -> None:
+    """The native kernel's error reads as the numpy kernel's (a library loaded as a plugin adds context lines)."""
+    assert native.message.split("\n\t")[0] == numpy_kernel.message
 
 
 def close(got: np.ndarray, want: np.ndarray, rtol: float = 1e-5) -> None:
@@ -85,11 +95,13 @@ def _golden_arrays(op: str) -> dict[str, np.ndarray]:
         return {k: data[k] for k in data.files}
 
 
-# The float32 cases (the others run on the numpy kernels, replayed by test_golden_kernels.py).
+# The cases of a float32 first input (the others run on the numpy kernels, replayed by test_golden_kernels.py); the
+# other inputs of these ops (reduction axes, permutations) are integers.
 GOLDEN_CASES = [
     c for c in INDEX
     if c["op"] in NATIVE_OPS
-    and all("key" in s and _golden_arrays(c["op"])[s["key"]].dtype == np.float32 for s in c["inputs"])
+    and all("key" in s for s in c["inputs"])
+    and _golden_arrays(c["op"])[c["inputs"][0]["key"]].dtype == np.float32
 ]  # fmt: skip
 
 
@@ -115,8 +127,8 @@ def test_golden_case_through_the_runtime(case: dict) -> None:
 
 
 def test_golden_cases_cover_every_native_op() -> None:
-    # TF's golden Pad cases are of other dtypes and ConcatV2's take a list: both are held to the numpy kernels below.
-    assert {c["op"] for c in GOLDEN_CASES} == set(NATIVE_OPS) - {"Pad", "ConcatV2"}
+    # TF's golden ConcatV2 cases take a list: it is held to the numpy kernel below.
+    assert {c["op"] for c in GOLDEN_CASES} == set(NATIVE_OPS) - {"ConcatV2"}
 
 
 # ------------------------------------------------------------------ against the numpy kernels
@@ -146,6 +158,13 @@ CONV_CASES = [
     ((1, 2, 2, 3), (3, 3, 3, 2), (1, 1), "VALID", (1, 1), None),  # empty output
     ((1, 3, 300, 7), (2, 3, 7, 70), (1, 1), "SAME", (1, 1), None),  # many rows: tiled over threads
     ((1, 3, 3, 64), (3, 3, 64, 200), (1, 1), "SAME", (1, 1), None),  # few rows: output channels split
+    # 8 channels and more: the implicit GEMM (no patch matrix), its edges, strides, dilations and column tails
+    ((1, 10, 11, 16), (3, 3, 16, 40), (1, 1), "SAME", (2, 3), None),
+    ((2, 9, 9, 24), (5, 5, 24, 20), (2, 1), "VALID", (1, 2), None),
+    ((2, 5, 6, 9), (3, 3, 9, 44), (1, 1), "EXPLICIT", (1, 1), (1, 2, 0, 3)),
+    ((1, 7, 7, 64), (3, 3, 64, 70), (1, 1), "SAME", (1, 1), None),
+    ((2, 8, 8, 16), (1, 1, 16, 20), (2, 2), "SAME", (1, 1), None),
+    ((3, 13, 12, 12), (3, 3, 12, 16), (1, 1), "SAME", (1, 1), None),
 ]
 
 
@@ -185,6 +204,17 @@ DEPTHWISE_CASES = [
     ((0, 4, 4, 3), (3, 3, 3, 1), (1, 1), "SAME", (1, 1)),
     ((1, 12, 11, 20), (7, 7, 20, 1), (1, 1), "SAME", (1, 1)),  # neither 3x3 nor 5x5
     ((2, 15, 15, 33), (5, 5, 33, 1), (2, 2), "SAME", (1, 1)),
+    # the padded-tile kernels: channel tails, 3/5/7-wide rows at strides 1 and 2, maps smaller than the filter,
+    # dilations (the tap loop), unequal strides, many row bands, wide rows (16-channel groups)
+    ((2, 14, 13, 44), (5, 5, 44, 1), (1, 1), "SAME", (1, 1)),
+    ((1, 15, 17, 11), (7, 7, 11, 1), (2, 2), "VALID", (1, 1)),
+    ((1, 7, 7, 176), (7, 7, 176, 1), (1, 1), "SAME", (1, 1)),
+    ((1, 20, 21, 70), (3, 3, 70, 1), (2, 2), "SAME", (1, 1)),
+    ((1, 9, 10, 16), (3, 3, 16, 1), (1, 1), "SAME", (1, 2)),
+    ((1, 30, 9, 8), (5, 5, 8, 1), (1, 2), "SAME", (1, 1)),
+    ((2, 200, 6, 16), (3, 3, 16, 1), (1, 1), "SAME", (1, 1)),
+    ((1, 3, 700, 32), (7, 7, 32, 1), (2, 2), "SAME", (1, 1)),
+    ((1, 11, 11, 20), (3, 3, 20, 1), (2, 2), "VALID", (1, 1)),
 ]
 
 
@@ -305,6 +335,8 @@ POOL_CASES = [
     ((1, 9, 9, 4), (3, 2), (1, 2), "SAME"),
     ((1, 5, 5, 1), (5, 5), (1, 1), "VALID"),
     ((0, 4, 4, 2), (2, 2), (2, 2), "SAME"),
+    ((1, 12, 13, 44), (3, 3), (1, 1), "SAME"),
+    ((2, 11, 11, 20), (3, 3), (2, 2), "VALID"),
 ]
 
 
@@ -676,3 +708,177 @@ def test_context_call_forwards_an_input_only_its_inputs_list_holds() -> None:
     given = id(inputs[0])
     (out,) = kernel.run(OpKernelContext(kernel, inputs))
     assert id(out) == given and float(out[0]) == 0.0
+
+
+# ------------------------------------------------------------------ unary ops, reductions, softmax, transpose, einsum
+
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 3.7, -3.7, 9.0, -9.0, 12.0, -30.0, 88.0, -100.0,
+                    1e-40, -1e-40, 1e-20, 1e30, np.inf, -np.inf, np.nan], dtype=np.float32)  # fmt: skip
+
+
+@pytest.mark.parametrize("op", ["Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Erf", "Erfc",
+                                "Floor", "Ceil", "Round"])  # fmt: skip
+def test_unary_ops_match_numpy(op: str) -> None:
+    x = np.concatenate([SPECIAL, rand(5000) * 4, np.abs(rand(3000)) * 50]).astype(np.float32)
+    want = OP_FUNCTIONS[op](x)
+    got = run_kernel(op, [x])
+    assert got.dtype == want.dtype and got.shape == want.shape
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    # relative to each value (erfc's tail and exp's small results included), with an absolute floor at float's
+    # smallest normal: TF's Eigen kernels flush what lies below it differently from libm
+    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-6, atol=1.2e-38)
+
+
+REDUCE_CASES = [
+    ((4, 5), [1]), ((4, 5), [0]), ((4, 5), [0, 1]), ((4, 5), []), ((3, 4, 5), [1]), ((3, 4, 5), [0, 2]),
+    ((2, 3, 4, 5), [1, 2]), ((2, 3, 4, 5), [0, 3]), ((2, 3, 4, 5), [-1]), ((1, 4, 1, 5), [2]), ((6, 1), [0]),
+    ((2, 0, 3), [1]), ((2, 0, 3), [0]), ((3, 2000), [1]), ((2000, 3), [0]), ((7,), [0]), ((), []),
+    ((2, 3, 2, 3, 2), [0, 2, 4]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("op", ["Sum", "Mean", "Max", "Min", "Prod"])
+@pytest.mark.parametrize("case", REDUCE_CASES, ids=[f"{c[0]}-{c[1]}" for c in REDUCE_CASES])
+def test_reductions_match_numpy(case: tuple, op: str, keep_dims: bool) -> None:
+    shape, axes = case
+    x = rand(*shape) if shape else np.float32(RNG.standard_normal())
+    x = np.asarray(x, dtype=np.float32)
+    if op == "Prod":
+        x = (1.0 + 0.01 * x).astype(np.float32)
+    if x.size > 10 and op in ("Max", "Min"):
+        x.flat[3] = np.nan  # propagates, as in TF
+    axis = np.array(axes, dtype=np.int32)
+    want = OP_FUNCTIONS[op](x, axis, keep_dims=keep_dims)
+    got = run_kernel(op, [x, axis], keep_dims=keep_dims)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    scale = max(1.0, float(np.max(np.abs(want[np.isfinite(want)]), initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("shape", [(1, 5), (3, 17), (2, 4, 130), (5, 1), (4000,), (0, 3), (2, 0)], ids=str)
+def test_softmax_matches_numpy(op: str, shape: tuple) -> None:
+    x = rand(*shape) * 8
+    if x.size > 3:
+        x.flat[1] = 60.0  # large logits: the max shift
+    close(run_kernel(op, [x]), OP_FUNCTIONS[op](x))
+
+
+TRANSPOSE_CASES = [
+    ((3, 4), (1, 0)), ((2, 3, 4), (0, 2, 1)), ((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (1, 0, 2)), ((2, 3, 4), (0, 1, 2)),
+    ((2, 1, 4, 5), (3, 2, 1, 0)), ((4, 5, 6, 7), (0, 2, 1, 3)), ((40, 33), (1, 0)), ((1, 1), (1, 0)), ((0, 3), (1, 0)),
+    ((3, 17, 20, 5), (2, 3, 0, 1)), ((), ()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("perm_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("case", TRANSPOSE_CASES, ids=[str(c) for c in TRANSPOSE_CASES])
+def test_transpose_matches_numpy(case: tuple, perm_dtype: type) -> None:
+    shape, perm = case
+    x = np.asarray(rand(*shape) if shape else np.float32(1.5), dtype=np.float32)
+    p = np.array(perm, dtype=perm_dtype)
+    want = OP_FUNCTIONS["Transpose"](x, p)
+    got = run_kernel("Transpose", [x, p])
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("perm", [(0, 0), (0, 2), (1,)], ids=str)
+def test_transpose_errors_match_numpy(perm: tuple) -> None:
+    x, p = rand(2, 3), np.array(perm, dtype=np.int32)
+    with pytest.raises(errors.InvalidArgumentError) as want:
+        OP_FUNCTIONS["Transpose"](x, p)
+    with pytest.raises(errors.InvalidArgumentError) as got:
+        run_kernel("Transpose", [x, p])
+    assert_same_message(got.value, want.value)
+
+
+EINSUM_CASES = [
+    ("abc,cde->abde", [(2, 3, 4), (4, 5, 6)]),  # Keras EinsumDense: in place, no copies
+    ("aecd,abcd->acbe", [(2, 5, 3, 4), (2, 6, 3, 4)]),  # attention scores
+    ("acbe,aecd->abcd", [(2, 3, 6, 5), (2, 5, 3, 4)]),  # attention values
+    ("abcd,cde->abe", [(2, 3, 4, 5), (4, 5, 6)]),  # attention output
+    ("ij,jk->ik", [(7, 9), (9, 3)]), ("ij,kj->ik", [(7, 9), (3, 9)]), ("ji,jk->ik", [(9, 7), (9, 3)]),
+    ("bij,bjk->bik", [(4, 3, 5), (4, 5, 2)]), ("bij,bkj->bki", [(4, 3, 5), (4, 2, 5)]),
+    ("...ij,...jk->...ik", [(2, 3, 4, 5), (2, 3, 5, 6)]), ("...ij,...jk->...ik", [(1, 3, 4, 5), (2, 1, 5, 6)]),
+    ("i,i->", [(6,), (6,)]), ("i,j->ij", [(3,), (4,)]), ("ij->ji", [(3, 4)]), ("ii->i", [(4, 4)]), ("ij->", [(3, 4)]),
+    ("ij,jk->ki", [(3, 4), (4, 5)]), ("aij,jk->aik", [(2, 0, 3), (3, 4)]), ("ij,jk->ik", [(2, 0), (0, 3)]),
+    ("ab,bc->cab", [(3, 4), (4, 2)]), ("abc,bd->dca", [(2, 3, 4), (3, 5)]), ("i->ii", [(3,)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", EINSUM_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(EINSUM_CASES)])
+def test_einsum_matches_numpy(case: tuple) -> None:
+    equation, shapes = case
+    inputs = [rand(*s) for s in shapes]
+    want = OP_FUNCTIONS["Einsum"](inputs, equation)
+    got = run_kernel("Einsum", inputs, equation=equation, N=len(inputs))
+    assert got.shape == want.shape
+    close(got, want)
+
+
+def test_einsum_errors_match_numpy() -> None:
+    cases = (("ij,jk->ik", [(2, 3), (4, 5)]), ("ij,jk", [(2, 3), (3, 5)]), ("ij,jk->iq", [(2, 3), (3, 5)]))
+    for equation, shapes in cases:
+        inputs = [rand(*s) for s in shapes]
+        with pytest.raises(errors.InvalidArgumentError) as want:
+            OP_FUNCTIONS["Einsum"](inputs, equation)
+        with pytest.raises(errors.InvalidArgumentError) as got:
+            run_kernel("Einsum", inputs, equation=equation, N=len(inputs))
+        assert_same_message(got.value, want.value)
+
+
+RESIZE_FLAGS = {"legacy": {}, "align_corners": {"align_corners": True}, "half_pixel": {"half_pixel_centers": True}}
+RESIZE_CASES = [(op, mode) for op in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea")
+                for mode in RESIZE_FLAGS if not (op == "ResizeArea" and mode == "half_pixel")]  # no such attr
+
+
+@pytest.mark.parametrize("op,mode", RESIZE_CASES, ids=[f"{op}-{mode}" for op, mode in RESIZE_CASES])
+@pytest.mark.parametrize("sizes", [((2, 7, 9, 3), (13, 5)), ((1, 16, 16, 20), (8, 8)), ((1, 5, 4, 2), (5, 4)),
+                                   ((1, 1, 1, 3), (3, 2)), ((1, 30, 20, 1), (7, 45))], ids=str)  # fmt: skip
+def test_resize_matches_numpy(op: str, mode: str, sizes: tuple) -> None:
+    flags = RESIZE_FLAGS[mode]
+    shape, size = sizes
+    x, sz = rand(*shape) * 10, np.array(size, dtype=np.int32)
+    want = OP_FUNCTIONS[op](x, sz, **flags)
+    got = run_kernel(op, [x, sz], **flags)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if op == "ResizeNearestNeighbor":
+        np.testing.assert_array_equal(got, want)
+    else:
+        close(got, want)
+
+
+def test_resize_errors_match_numpy() -> None:
+    for x, sz, flags in ((rand(2, 3, 3), [2, 2], {}), (rand(1, 3, 3, 1), [0, 2], {}),
+                         (rand(1, 3, 3, 1), [2, 2], dict(align_corners=True, half_pixel_centers=True))):  # fmt: skip
+        size = np.array(sz, dtype=np.int32)
+        with pytest.raises(errors.InvalidArgumentError) as want:
+            OP_FUNCTIONS["ResizeBilinear"](x, size, **flags)
+        with pytest.raises(errors.InvalidArgumentError) as got:
+            run_kernel("ResizeBilinear", [x, size], **flags)
+        assert_same_message(got.value, want.value)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3), (2, 3)), ((2, 1), (1, 3), (2, 3)), ((), (4, 5), (5,)),
+                                    ((3, 1, 4), (1, 2, 1), (4,)), ((0, 3), (1, 3), (3,))], ids=str)  # fmt: skip
+def test_select_v2_matches_numpy(shapes: tuple) -> None:
+    cs, ts, es = shapes
+    c = RNG.random(cs) > 0.5 if cs else np.bool_(True)
+    t, e = rand(*ts), rand(*es)
+    want = OP_FUNCTIONS["SelectV2"](c, t, e)
+    got = run_kernel("SelectV2", [np.asarray(c), t, e], T=np.float32)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_select_v2_error_matches_numpy() -> None:
+    c, t, e = np.array([True, False, True]), rand(2), rand(3)
+    with pytest.raises(errors.InvalidArgumentError) as want:
+        OP_FUNCTIONS["SelectV2"](c, t, e)
+    with pytest.raises(errors.InvalidArgumentError) as got:
+        run_kernel("SelectV2", [c, t, e], T=np.float32)
+    assert_same_message(got.value, want.value)

@@ -4,7 +4,8 @@ The shim and the library are rebuilt with -fsanitize=address; a Python process w
 ASan runtime preloaded loads that shim (MODTENSOR_SHIM_LIBRARY) and that library as a
 plugin (the built-in one turned off), then runs the kernel cases of
 test_native_cpu_kernels.py through it: every convolution, depthwise, fused, matmul,
-pooling, pad, binary and concat case, with one and two threads and the portable GEMM.
+pooling, pad, binary, concat, unary, reduction, softmax,
+transpose, einsum, resize and select case, with one and two threads and the portable GEMM.
 Any ASan report fails the test.
 """
 
@@ -70,6 +71,27 @@ DRIVER = textwrap.dedent(
             t.test_pad_matches_numpy((2, 5, 5, 3), [[0, 0], [1, 1], [0, 2], [0, 0]], __import__("numpy").int64)
             for case in t.ERROR_CASES:
                 t.test_errors_match_the_numpy_kernels(case); cases += 1
+            for op in ("Neg", "Sqrt", "Rsqrt", "Exp", "Log", "Erf", "Erfc", "Round"):
+                t.test_unary_ops_match_numpy(op); cases += 1
+            for case in t.REDUCE_CASES:
+                for op in ("Sum", "Max", "Prod"):
+                    t.test_reductions_match_numpy(case, op, op == "Max"); cases += 1
+            for shape in ((3, 17), (2, 4, 130), (0, 3), (2, 0)):
+                t.test_softmax_matches_numpy("LogSoftmax", shape); cases += 1
+            for case in t.TRANSPOSE_CASES:
+                t.test_transpose_matches_numpy(case, __import__("numpy").int64); cases += 1
+            for perm in ((0, 0), (0, 2), (1,)):
+                t.test_transpose_errors_match_numpy(perm)
+            for case in t.EINSUM_CASES:
+                t.test_einsum_matches_numpy(case); cases += 1
+            t.test_einsum_errors_match_numpy()
+            for op, mode in t.RESIZE_CASES:
+                for sizes in (((2, 7, 9, 3), (13, 5)), ((1, 1, 1, 3), (3, 2)), ((1, 30, 20, 1), (7, 45))):
+                    t.test_resize_matches_numpy(op, mode, sizes); cases += 1
+            t.test_resize_errors_match_numpy()
+            for shapes in (((2, 1), (1, 3), (2, 3)), ((), (4, 5), (5,)), ((0, 3), (1, 3), (3,))):
+                t.test_select_v2_matches_numpy(shapes); cases += 1
+            t.test_select_v2_error_matches_numpy()
     t.test_concurrent_ops_from_several_threads_give_the_same_results()
     print("cases", cases, flush=True)
     """

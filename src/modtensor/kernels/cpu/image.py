@@ -40,8 +40,8 @@ def _validate(images: np.ndarray, size: np.ndarray, align_corners: bool, half_pi
 
 
 def _scale(in_size: int, out_size: int, align_corners: bool) -> np.float32:
-    """TF's CalculateResizeScale, in float32."""
-    if align_corners and out_size > 1:
+    """TF's CalculateResizeScale, in float32 (align_corners only applies when both sizes exceed 1)."""
+    if align_corners and in_size > 1 and out_size > 1:
         return _F(in_size - 1) / _F(out_size - 1)
     return _F(in_size) / _F(out_size)
 

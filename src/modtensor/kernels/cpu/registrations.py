@@ -43,9 +43,12 @@ SOURCE = "modtensor.kernels.cpu"
 # dtypes (and for everything when the library is absent): the native kernel wins on CPU, and a pluggable
 # device's kernel (priority 0) still wins placement over CPU by device-type priority, as before.
 NATIVE_FALLBACK_OPS = frozenset({
-    "Add", "AddV2", "AvgPool", "BatchMatMulV2", "BiasAdd", "ConcatV2", "Conv2D", "DepthwiseConv2dNative", "Elu",
-    "LeakyRelu", "MatMul", "Maximum", "MaxPool", "Minimum", "Mul", "Pad", "RealDiv", "Relu", "Relu6", "Sigmoid",
-    "SquaredDifference", "Sub", "Tanh", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul",
+    "Abs", "Add", "AddV2", "AvgPool", "BatchMatMulV2", "BiasAdd", "Ceil", "ConcatV2", "Conv2D",
+    "DepthwiseConv2dNative", "Einsum", "Elu", "Erf", "Erfc", "Exp", "Floor", "LeakyRelu", "Log", "LogSoftmax",
+    "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod", "RealDiv",
+    "Reciprocal", "Relu", "Relu6", "ResizeArea", "ResizeBicubic", "ResizeBilinear", "ResizeNearestNeighbor", "Round",
+    "Rsqrt", "SelectV2", "Sigmoid", "Softmax", "Sqrt", "Square", "SquaredDifference", "Sub", "Sum", "Tanh",
+    "Transpose", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul",
 })  # fmt: skip
 FALLBACK_PRIORITY = -1
 
