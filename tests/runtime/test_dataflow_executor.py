@@ -90,6 +90,7 @@ def registry(fresh_devices) -> KernelRegistry:
     reg.register("MtTestMeet", "CPU", Meet, source="test")
     reg.register("MtTestBroken", "CPU", Broken, source="test")
     EVENTS.clear()
+    MEETING._timeout = 20  # a test below shortens it
     MEETING.reset()
     return reg
 
@@ -132,6 +133,22 @@ def test_independent_expensive_nodes_run_at_once_on_the_inter_op_pool(registry) 
     options = ExecutionOptions(inter_op_threads=2)
     (out,) = compile_graph(g, (), ("sum",), options=options, registry=registry).run([])
     np.testing.assert_allclose(out, [4.0])
+    assert len(set(EVENTS)) == 2  # two threads met at the barrier
+
+
+def test_fed_branches_run_at_once_on_the_inter_op_pool(registry) -> None:
+    # Each branch starts from a feed: the receives are taken on the calling thread, which keeps one branch and
+    # hands the other to the pool (before, both went to the pool's one worker from the receives' callbacks).
+    g = graph(
+        make_node("Placeholder", "p", dtype=F32),
+        make_node("Placeholder", "q", dtype=F32),
+        make_node("MtTestMeet", "a", ("p",)),
+        make_node("MtTestMeet", "b", ("q",)),
+        make_node("AddV2", "sum", ("a", "b"), T=F32),
+    )
+    compiled = compile_graph(g, ("p", "q"), ("sum",), options=ExecutionOptions(inter_op_threads=2), registry=registry)
+    (out,) = compiled.run([np.float32([1.0]), np.float32([3.0])])
+    np.testing.assert_allclose(out, [8.0])
     assert len(set(EVENTS)) == 2  # two threads met at the barrier
 
 

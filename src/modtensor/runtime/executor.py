@@ -1102,7 +1102,20 @@ class _DataflowRun:
                 start = item.input_start
                 outputs = [slots[start]]
                 slots[start] = None
-            elif kind in (_RECV, _ASYNC):
+            elif kind == _RECV:
+                # A tensor already in the rendezvous (a feed, an earlier send) is taken on this thread like a
+                # synchronous node, so what it makes ready is scheduled from here (inline or to the pool), not
+                # from a callback that would hand all of it to the pool and leave this thread idle.
+                try:
+                    received = self._recv_now(item, frame, iteration)
+                except Exception as exc:  # noqa: BLE001 - an aborted rendezvous or a failing copy fails the node
+                    self._fail(self.executor._error(item, exc, frame.describe(iteration)))
+                    self._node_done_dropped()
+                    continue
+                if received is None:
+                    continue  # it finishes through its callback
+                outputs, is_dead = received
+            elif kind == _ASYNC:
                 self._start_async(item, frame, iteration, is_dead)
                 continue
             else:
@@ -1208,35 +1221,54 @@ class _DataflowRun:
 
     # ------------------------------------------------------------------ asynchronous nodes
 
-    def _start_async(self, item: _NodeItem, frame: _Frame, iteration: _Iteration, is_dead: bool) -> None:
-        """Start a receive or an AsyncOpKernel; its callback finishes the node on whatever thread calls it."""
-        if item.kind == _RECV:
-            transfer = item.transfer
-            key = transfer.key_for(frame.frame_id, iteration.iteration)
+    def _recv_now(self, item: _NodeItem, frame: _Frame, iteration: _Iteration) -> tuple[list[Any], bool] | None:
+        """A receive: its (outputs, is_dead) when the tensor is already there and needs no device-to-host wait;
+        else None, and the node finishes through a callback (the tensor's arrival or the device's event)."""
+        transfer = item.transfer
+        key = transfer.key_for(frame.frame_id, iteration.iteration)  # type: ignore[union-attr]
+        sent = self.step.rendezvous.try_recv(key)
+        if sent is None:
+            self.step.rendezvous.recv_async(key, functools.partial(self._arrived, item, frame, iteration))
+            return None
+        if sent.is_dead:
+            return [None], True
+        if not sent.on_host and transfer.on_host:  # type: ignore[union-attr]
+            self._arrived(item, frame, iteration, sent, None)
+            return None
+        return [copy_tensor(sent, transfer.device, transfer.on_host)], False  # type: ignore[union-attr]
 
-            def arrived(sent: SentTensor | None, error: errors.OpError | None) -> None:
-                if error is not None:
-                    self._async_done(item, frame, iteration, None, error, False)
-                    return
-                if sent.is_dead:
-                    self._async_done(item, frame, iteration, [None], None, True)
-                    return
-                if not sent.on_host and transfer.on_host:
-                    # Device to host: wait on the device's event off this thread, not by blocking the step.
-                    sent.device.to_host_async(
-                        sent.value,
-                        lambda value, err: self._async_done(item, frame, iteration, [value], err, False),
-                    )
-                    return
-                try:
-                    value = copy_tensor(sent, transfer.device, transfer.on_host)
-                except Exception as exc:  # noqa: BLE001 - a failing copy is the receive's error
-                    self._async_done(item, frame, iteration, None, exc, False)
-                    return
-                self._async_done(item, frame, iteration, [value], None, False)
-
-            self.step.rendezvous.recv_async(key, arrived)
+    def _arrived(
+        self,
+        item: _NodeItem,
+        frame: _Frame,
+        iteration: _Iteration,
+        sent: SentTensor | None,
+        error: BaseException | None,
+    ) -> None:
+        """A receive's tensor arrived (or the rendezvous failed): finish the node on this thread."""
+        transfer = item.transfer
+        if error is not None:
+            self._async_done(item, frame, iteration, None, error, False)
             return
+        if sent.is_dead:  # type: ignore[union-attr]
+            self._async_done(item, frame, iteration, [None], None, True)
+            return
+        if not sent.on_host and transfer.on_host:  # type: ignore[union-attr]
+            # Device to host: wait on the device's event off this thread, not by blocking the step.
+            sent.device.to_host_async(  # type: ignore[union-attr]
+                sent.value,  # type: ignore[union-attr]
+                lambda value, err: self._async_done(item, frame, iteration, [value], err, False),
+            )
+            return
+        try:
+            value = copy_tensor(sent, transfer.device, transfer.on_host)  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - a failing copy is the receive's error
+            self._async_done(item, frame, iteration, None, exc, False)
+            return
+        self._async_done(item, frame, iteration, [value], None, False)
+
+    def _start_async(self, item: _NodeItem, frame: _Frame, iteration: _Iteration, is_dead: bool) -> None:
+        """Start an AsyncOpKernel; its callback finishes the node on whatever thread calls it."""
         inputs = self._take_inputs(item, iteration)
         kernel = item.kernel
         ctx = OpKernelContext(
