@@ -44,7 +44,8 @@ __all__ = ["COMPILED_LOOP_OP", "PLUMBING_OPS", "CompiledLoop", "LoopStructure", 
 COMPILED_LOOP_OP = "_CompiledLoop"
 # Members a compiled loop turns into slot aliasing (no kernel runs for them).
 PLUMBING_OPS = frozenset({"Merge", "Switch", "Exit", "NextIteration", "LoopCond", "Identity", "StopGradient"})
-_NOT_COMPILABLE = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv", "ControlTrigger", "RefSwitch", "RefMerge"})
+_NOT_COMPILABLE = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv", "_Arg", "_Retval", "_DeviceArg",
+                             "_DeviceRetval", "ControlTrigger", "RefSwitch", "RefMerge"})  # fmt: skip
 
 
 @dataclass

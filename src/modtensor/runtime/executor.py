@@ -371,8 +371,9 @@ class Executor:
         def compilable(node: node_def_pb2.NodeDef) -> bool:
             if node.op == compiled_loop.COMPILED_LOOP_OP:
                 return True
-            op_def = self._kernel_args[0].lookup(node.op)
-            return op_def is not None and not node.op.startswith("_")
+            # Internal ops (the optimizer's fused kernels) compile like any synchronous kernel; transfers and
+            # function boundaries never do (compiled_loop._NOT_COMPILABLE).
+            return self._kernel_args[0].lookup(node.op) is not None
 
         while True:
             loops = [loop for loop in compiled_loop.find_loops(nodes, compilable) if loop.frame not in rejected]

@@ -175,7 +175,18 @@ def split(split_dim: np.ndarray, value: np.ndarray, num_split: int) -> tuple[np.
             f"Number of ways to split should evenly divide the split dimension, but got split_dim {axis} "
             f"(size = {size}) and num_split {num_split}"
         )
-    return tuple(np.ascontiguousarray(p) for p in np.split(value, num_split, axis=axis))
+    return _pieces(value, axis, [size // num_split] * num_split)
+
+
+def _pieces(value: np.ndarray, axis: int, sizes: list[int]) -> tuple[np.ndarray, ...]:
+    """``value`` cut along ``axis`` into contiguous pieces of ``sizes`` (basic slicing: np.split costs ~10x)."""
+    lead = (slice(None),) * axis
+    pieces = []
+    start = 0
+    for size in sizes:
+        pieces.append(np.ascontiguousarray(value[(*lead, slice(start, start + size))]))
+        start += size
+    return tuple(pieces)
 
 
 def split_v(
@@ -199,8 +210,7 @@ def split_v(
             "Determined shape must either match input shape along split_dim exactly if fully specified, or be "
             f"less than the size of the input along split_dim if not fully specified.  Got: {known}"
         )
-    bounds = np.cumsum(sizes)[:-1]
-    return tuple(np.ascontiguousarray(p) for p in np.split(value, bounds, axis=axis))
+    return _pieces(value, axis, sizes)
 
 
 OP_FUNCTIONS: dict[str, Any] = {
