@@ -72,6 +72,27 @@ def test_fetch_structures_follow_tensorflow(g) -> None:
     assert sess.run([g.y, g.y], {g.x: ONES})[1].shape == (1, 3)
 
 
+def test_repeated_flat_fetches_are_parsed_once_and_stay_correct(g) -> None:
+    sess = Session(graph=g)
+    fetches = ["z:0", g.y, g.op]
+    first = sess.run(fetches, {g.x: ONES})
+    structure = sess._fetch_structure(fetches)
+    assert sess._fetch_structure(list(fetches)) is structure  # the same flat list: parsed once
+    again = sess.run(fetches, {g.x: 2 * ONES})
+    assert first[0] == 6.0 and again[0] == 9.0 and again[2] is None
+    as_tuple = sess.run(tuple(fetches), {g.x: ONES})  # a tuple is its own entry: the result is a tuple
+    assert isinstance(as_tuple, tuple) and as_tuple[0] == 6.0
+    other = Graph()  # a same-named tensor of another graph is still refused
+    with other.as_default():
+        foreign = apply("Placeholder", "y", dtype="float32", shape=[None, 3])
+    with pytest.raises(ValueError, match="cannot be interpreted as a Tensor"):
+        sess.run([foreign], {g.x: ONES})
+    with g.as_default():  # the graph grows: new names resolve
+        w = apply("Mul", "w", x=g.y, y=op_def_library.constant(2.0, name="two"))
+    np.testing.assert_array_equal(sess.run(["w:0"], {g.x: ONES})[0], [[4, 4, 4]])
+    assert sess.run(["w:0", w], {g.x: ONES})[1].shape == (1, 3)
+
+
 def test_feed_values_are_converted_to_the_tensors_dtype(g) -> None:
     sess = Session(graph=g)
     np.testing.assert_array_equal(sess.run(g.y, {g.x: [[1, 2, 3]]}), [[2, 3, 4]])

@@ -114,6 +114,8 @@ class Session:
         self._idle = threading.Condition(self._lock)
         self._compiled: dict[tuple, CompiledGraph] = {}
         self._compiled_version = -1
+        # Parsed flat fetch arguments by (graph version, identity): the fetch list of a serving loop is parsed once.
+        self._fetch_structures: dict[tuple, tuple[_FetchStructure, Any]] = {}
         self._kernel_cache: dict = {}  # stateful kernels (TF's OpSegment), shared by every signature
         self._resources: dict[str, ResourceMgr] = {}  # this session's variables, per device (TF: the session's devices)
         self._context_stack: list[contextlib.ExitStack] = []
@@ -209,7 +211,7 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
-        structure = _FetchStructure(self._graph, fetches)
+        structure = self._fetch_structure(fetches)
         feeds = self._feeds(feed_dict or {})
         names = structure.names
         fetch_tensors = list(dict.fromkeys(n for n, op in zip(names, structure.is_op, strict=True) if not op))
@@ -243,6 +245,22 @@ class Session:
                 value = values[name]
                 outputs.append(value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value)
         return structure.build(outputs)
+
+    def _fetch_structure(self, fetches: Any) -> _FetchStructure:
+        """``fetches`` parsed against the graph; a flat one (an element, or a list/tuple of them) is cached."""
+        identity = _flat_fetch_identity(fetches)
+        if identity is None:
+            return _FetchStructure(self._graph, fetches)
+        key = (self._graph.version, identity)
+        cached = self._fetch_structures.get(key)
+        if cached is None:
+            structure = _FetchStructure(self._graph, fetches)
+            if len(self._fetch_structures) >= _FETCH_CACHE_SIZE:
+                self._fetch_structures.clear()
+            # The fetched objects are kept with the entry so that the ids in its key stay theirs.
+            kept = tuple(fetches) if type(fetches) in (list, tuple) else fetches
+            self._fetch_structures[key] = cached = (structure, kept)
+        return cached[0]
 
     def _run_step(self, compiled: CompiledGraph, feeds: list[Any], step_stats: Any, timeout: float | None) -> list[Any]:
         """One step, cancelled by ``close`` from another thread and after ``timeout`` seconds."""
@@ -354,6 +372,24 @@ def _encode(array: np.ndarray) -> np.ndarray:
             out[index] = item.encode("utf-8") if isinstance(item, str) else item
         return out
     return array
+
+
+_FETCH_CACHE_SIZE = 64
+
+
+def _flat_fetch_identity(fetches: Any) -> tuple | None:
+    """A hashable identity of a fetch argument that is one name/Tensor/Operation or a plain list or tuple of them
+    (names by value, graph objects by id); None for anything else (nested, dicts, namedtuples: parsed each run)."""
+    items = fetches if type(fetches) in (list, tuple) else (fetches,)
+    parts: list[Any] = []
+    for item in items:
+        if type(item) is str:
+            parts.append(item)
+        elif isinstance(item, (Tensor, Operation)):
+            parts.append(id(item))
+        else:
+            return None
+    return (type(fetches), tuple(parts))
 
 
 class _FetchStructure:
