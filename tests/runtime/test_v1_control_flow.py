@@ -16,7 +16,7 @@ import pytest
 
 from modtensor.framework import errors, importer
 from modtensor.framework.graph import Graph
-from modtensor.framework.protos import graph_pb2
+from modtensor.framework.protos import graph_pb2, step_stats_pb2
 from modtensor.runtime.graph_execution import ExecutionOptions, compile_graph
 from modtensor.runtime.session import Session
 
@@ -156,9 +156,16 @@ def test_keras_rnn_loops_compile_with_the_optimizers_fused_kernels(name: str, fu
     ops = {member.op for item in _loop_items(compiled) for member in item.loop.structure.members}
     assert ops, "the RNN loop was not compiled"
     assert ("_FusedMatMul" in ops) == fused, ops
+    # No control flow is left around the compiled loop: the partition runs as a straight-line plan.
+    assert [executor.dataflow for executor in compiled._executors] == [False]
     for batch in ("b1", "b8"):
         (got,) = compiled.run([recorded[f"{batch}/in/sequence:0"]])
         np.testing.assert_allclose(got, recorded[f"{batch}/out/Identity:0"], rtol=1e-5, atol=1e-6)
+    stats = step_stats_pb2.StepStats()  # the traced plan runs the loop too, and records it as one node
+    (got,) = compiled.run([recorded["b1/in/sequence:0"]], stats)
+    np.testing.assert_allclose(got, recorded["b1/out/Identity:0"], rtol=1e-5, atol=1e-6)
+    traced = [n.node_name for d in stats.dev_stats for n in d.node_stats]
+    assert any(name.endswith("/_compiled_loop") for name in traced), traced
 
 
 def _loop_items(compiled) -> list:

@@ -43,7 +43,8 @@ __all__ = ["COMPILED_LOOP_OP", "PLUMBING_OPS", "CompiledLoop", "LoopStructure", 
 
 COMPILED_LOOP_OP = "_CompiledLoop"
 # Members a compiled loop turns into slot aliasing (no kernel runs for them).
-PLUMBING_OPS = frozenset({"Merge", "Switch", "Exit", "NextIteration", "LoopCond", "Identity", "StopGradient"})
+PLUMBING_OPS = frozenset({"Merge", "Switch", "Exit", "NextIteration", "LoopCond", "Identity", "StopGradient",
+                          "NoOp"})  # fmt: skip
 _NOT_COMPILABLE = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv", "_Arg", "_Retval", "_DeviceArg",
                              "_DeviceRetval", "ControlTrigger", "RefSwitch", "RefMerge"})  # fmt: skip
 
@@ -235,6 +236,10 @@ class CompiledLoop:
                     raise NotCompilable("the loop's predicate depends on its body")
                 ref[(node.name, 0)] = inputs[0]
                 pred_source = (node.name, 0)
+                continue
+            if node.op == "NoOp":  # only orders its control outputs: the plan's order already does
+                if in_body:
+                    body.add(node.name)
                 continue
             if node.op in ("Identity", "StopGradient") and len(inputs) == 1:
                 ref[(node.name, 0)] = inputs[0]

@@ -333,15 +333,26 @@ class Executor:
             if item.kernel is not None:
                 self._choose_call(item)
         self._labels = [_timeline_label(n) for n in self.nodes]
-        self.dataflow = dataflow or control_flow_info.has_control_flow(self.nodes) or any(
-            item.kind == _ASYNC for item in items
-        )
+        # What is left of control flow once simple loops are compiled (dead values can come from it).
+        self.has_control_flow = control_flow_info.has_control_flow(self.nodes)
+        self.dataflow = dataflow or self.has_control_flow or any(item.kind == _ASYNC for item in items)
         self._plan: list[tuple] | None = None if self.dataflow else self._compile_plan(out_types)
         self._fast_plan = _fast_plan(self._plan) if self._plan is not None else None
         self._frames: dict[str, _FrameInfo] | None = None
         self._roots: list[int] = []
         self._parallel: bool | None = None  # whether independent expensive nodes exist (computed on demand)
         if self.dataflow:
+            self._compile_dataflow()
+
+    def require_dataflow(self) -> None:
+        """Run on the dataflow machine from now on: another partition of the step has control flow, so dead
+        values may arrive through this partition's receives (the straight-line plan cannot carry them)."""
+        if self.dataflow:
+            return
+        self.dataflow = True
+        self._plan = None
+        self._fast_plan = None
+        if self._frames is None:
             self._compile_dataflow()
 
     # ------------------------------------------------------------------ compiling
@@ -537,7 +548,8 @@ class Executor:
             drop = tuple(s for s in range(start, stop) if s not in last_use)
             first = slots[0] if slots else -1
             second = slots[1] if len(slots) > 1 else -1
-            kind = item.kind if item.kind < _ASYNC else _CONTEXT  # the plan calls plumbing kernels like any other
+            # The plan calls plumbing kernels like any other; a compiled loop runs its LoopPlan (``_run_loop``).
+            kind = item.kind if item.kind < _ASYNC or item.kind == _LOOP else _CONTEXT
             call = item.call
             if kind == _CONTEXT and item.plan_call is not None:
                 kind, call = _call_kind(item.num_inputs), item.plan_call[0]
@@ -852,6 +864,8 @@ class ExecutorRun:
                         values[start] = item.kernel.run(ctx)[0]
                     else:
                         values[start:stop] = item.kernel.run(ctx)
+                elif kind == _LOOP:
+                    values[start:stop] = self._run_loop(item, in_slots, take)
                 elif kind == _SEND:
                     value = values[first]
                     for s in take:
@@ -872,12 +886,26 @@ class ExecutorRun:
                     for s in drop:
                         values[s] = None
                 i += 1
+        except compiled_loop.LoopStepError as exc:  # a node inside a compiled loop: name it
+            self._position = n
+            raise executor._error(exc.item or plan[i][1], exc.error, exc.where) from exc.error  # type: ignore[index]
         except Exception as exc:
             self._position = n
             raise executor._error(plan[i][1], exc) from exc  # type: ignore[index]
         self._position = n
         self.waiting_on = None
         return True
+
+    def _run_loop(self, item: _NodeItem, in_slots: tuple[int, ...], take: tuple[int, ...]) -> list[Any]:
+        """A compiled while loop of the root frame: its Enter values from the slots, its Exit values back."""
+        values = self._values
+        inputs = [values[s] for s in in_slots]
+        for s in take:
+            values[s] = None
+        step = self._step
+        inner = frame_id(0, 0, item.loop.frame)  # type: ignore[union-attr]
+        run_item = functools.partial(self._executor._run_item, step)
+        return item.loop.run(inputs, inner, step.cancellation, run_item)  # type: ignore[union-attr]
 
     def _advance_traced(self) -> bool:
         """``advance`` that records TF's NodeExecStats for every node it runs."""
@@ -910,6 +938,9 @@ class ExecutorRun:
                         return False
                     values[start] = copy_tensor(sent, transfer.device, transfer.on_host)
                     outputs = values[start:stop]
+                elif kind == _LOOP:
+                    outputs = self._run_loop(item, in_slots, take)
+                    values[start:stop] = outputs
                 else:
                     inputs = [values[s] for s in in_slots]
                     for s in take:
@@ -928,6 +959,9 @@ class ExecutorRun:
                 _fill_stats(node_stats, item, executor._labels[item.id], thread_id, wall, t0, t1, t2)
                 del outputs  # the next kernel may forward these buffers
                 i += 1
+        except compiled_loop.LoopStepError as exc:
+            self._position = n
+            raise executor._error(exc.item or plan[i][1], exc.error, exc.where) from exc.error  # type: ignore[index]
         except Exception as exc:
             self._position = n
             raise executor._error(plan[i][1], exc) from exc  # type: ignore[index]

@@ -49,7 +49,7 @@ from modtensor.framework import node_def as node_def_lib
 from modtensor.framework.device_spec import DeviceSpec
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import graph_pb2, node_def_pb2, step_stats_pb2
-from modtensor.runtime import control_flow_info, device_factory, inter_op
+from modtensor.runtime import device_factory, inter_op
 from modtensor.runtime.cancellation import CancellationManager
 from modtensor.runtime.device import Device, DeviceSet
 from modtensor.runtime.executor import Executor, ExecutorRun, KernelCache, StepContext
@@ -163,8 +163,6 @@ def compile_graph(
     if options.fetches_on_device:
         placed = _fetches_next_to_producers(placed, pruned, devices, registry)
     partitioning = partition(placed, devices, registry=registry)
-    # Dead values may reach any partition through its receives once one partition has control flow.
-    dataflow = any(control_flow_info.has_control_flow(g.node) for g in partitioning.graphs.values())
     owned_library = None
     if function_library is None and placed.library.function:
         from modtensor.runtime.function_library import FunctionLibraryRuntime
@@ -181,11 +179,15 @@ def compile_graph(
                     device,
                     registry=registry,
                     kernel_cache=kernel_cache,
-                    dataflow=dataflow,
                     compile_loops=options.compile_loops,
                     function_library=function_library,
                 )
             )
+        # Dead values may reach any partition through its receives once one partition has control flow left
+        # after its simple loops were compiled (a compiled loop only ever sends live values).
+        if any(executor.has_control_flow for executor in executors):
+            for executor in executors:
+                executor.require_dataflow()
     except BaseException:
         for executor in executors:
             executor.close()
