@@ -82,7 +82,9 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
     from modtensor.plugin.native.kernels import NativeKernelSpec
 
     registry = global_kernel_registry()
-    for op in sorted(NATIVE_FALLBACK_OPS - {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul"}):
+    # (_MklLayerNorm's OpDef allows no float64: TF's; its numpy kernel serves half types, checked elsewhere)
+    fused = {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm"}
+    for op in sorted(NATIVE_FALLBACK_OPS - fused):
         node = node_def_pb2.NodeDef(name="n", op=op)
         node.attr["T"].type = dtypes.float32.as_datatype_enum
         node_def_lib.add_default_attrs(node, op_def(op))
@@ -102,7 +104,7 @@ def test_registration_is_idempotent_per_registry() -> None:
     from modtensor.kernels.cpu.data import register_data_kernels
 
     data_ops = {r.kernel_def.op for r in register_data_kernels(KernelRegistry())}  # tests/api/test_data_*.py
-    fused = {"_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}
+    fused = {"_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_MklLayerNorm"}
     assert len(reg.ops()) == len(
         set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops
     )

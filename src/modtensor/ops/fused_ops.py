@@ -1,9 +1,11 @@
-"""TensorFlow's internal fused ops the remapper creates: _FusedMatMul, _FusedConv2D, _FusedDepthwiseConv2dNative.
+"""TensorFlow's internal fused ops the remapper creates: _FusedMatMul, _FusedConv2D, _FusedDepthwiseConv2dNative,
+_MklLayerNorm.
 
 OpDefs equal TensorFlow 2.21's; shapes are those of MatMul and Conv2D (the fused
-BiasAdd and activation keep the shape). Imported by the remapper and by the CPU
-kernels for them (``kernels/cpu/fused.py``), not by ``modtensor.ops``, since only
-optimized graphs contain them.
+BiasAdd and activation keep the shape), and x's for _MklLayerNorm (TF's oneDNN layer
+normalization over the last axis: ``(x - mean) * rsqrt(variance + epsilon) * scale + offset``).
+Imported by the remapper and by the CPU kernels for them (``kernels/cpu/fused.py``,
+``kernels/cpu/layer_norm.py``), not by ``modtensor.ops``, since only optimized graphs contain them.
 """
 
 from __future__ import annotations
@@ -89,4 +91,14 @@ def _fused_depthwise_shape(ctx: InferenceContext) -> None:
     .attr("epsilon: float = 0.0001")
     .attr("leakyrelu_alpha: float = 0.2")
     .set_shape_fn(_fused_depthwise_shape)
+)
+(
+    register_op("_MklLayerNorm")
+    .input("x: T")
+    .input("scale: T")
+    .input("offset: T")
+    .output("y: T")
+    .attr("T: {float, bfloat16, half}")
+    .attr("epsilon: float = 0.001")
+    .set_shape_fn(common_shapes.unchanged_shape)
 )

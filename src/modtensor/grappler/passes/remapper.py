@@ -1,9 +1,10 @@
 """Remapping: fold and fuse what follows a contraction into one CPU kernel, as TensorFlow's remapper does.
 
-First, readers of an ``IdentityN`` read its inputs directly (Keras wraps its swish in one).
-Then three rewrites, in this order, each only where the intermediate nodes have no other
-reader, are neither fetched nor preserved, share a device, and run on CPU (or are
-unassigned while CPU is the only device type):
+First, readers of an ``IdentityN`` read its inputs directly (Keras wraps its swish in one), and
+Keras's LayerNormalization subgraph (moments, rsqrt, scale and shift over the last axis) becomes
+TF's ``_MklLayerNorm`` (``remapper_layer_norm.py``, with its conditions). Then three rewrites, in
+this order, each only where the intermediate nodes have no other reader, are neither fetched nor
+preserved, share a device, and run on CPU (or are unassigned while CPU is the only device type):
 
 1. **Pad into Conv2D.** ``Conv2D(Pad(x, const), f)`` with zero padding of H and W only
    becomes ``Conv2D(x, f, padding=EXPLICIT)`` (TF's ``_PadWithConv2D`` fusion).
@@ -40,6 +41,7 @@ from modtensor.framework.protos import graph_pb2, node_def_pb2, types_pb2
 from modtensor.grappler.graph_view import GraphView, parse
 from modtensor.grappler.item import GrapplerItem
 from modtensor.grappler.optimizer import GraphOptimizer, OptimizerContext, copy_graph
+from modtensor.grappler.passes.remapper_layer_norm import fuse_layer_norm
 
 __all__ = ["Remapper"]
 
@@ -75,6 +77,9 @@ class Remapper(GraphOptimizer):
         for node in list(graph.node):
             if node.op == "IdentityN" and node.name not in view.removed:
                 rewrite.bypass_identity_n(node)
+        for node in list(graph.node):
+            if node.op in ("AddV2", "Add") and node.name not in view.removed:
+                fuse_layer_norm(rewrite, node)
         for node in list(graph.node):
             if node.op == "Reshape" and node.name not in view.removed:
                 rewrite.sink_reshape(node)

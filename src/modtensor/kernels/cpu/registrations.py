@@ -19,6 +19,7 @@ import numpy as np
 from modtensor.kernels.cpu import BREADTH_MODULES, OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
+from modtensor.kernels.cpu import layer_norm as _layer_norm
 from modtensor.kernels.cpu import list_kernels as _list_kernels
 from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.kernels.cpu import losses as _losses
@@ -48,7 +49,7 @@ NATIVE_FALLBACK_OPS = frozenset({
     "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod", "RealDiv",
     "Reciprocal", "Relu", "Relu6", "ResizeArea", "ResizeBicubic", "ResizeBilinear", "ResizeNearestNeighbor", "Round",
     "Rsqrt", "SelectV2", "Sigmoid", "Softmax", "Sqrt", "Square", "SquaredDifference", "Sub", "Sum", "Tanh",
-    "Transpose", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul",
+    "Transpose", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm",
 })  # fmt: skip
 FALLBACK_PRIORITY = -1
 
@@ -283,6 +284,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
             target.register("Snapshot", "CPU", SnapshotKernel, constraints=_constraints("Snapshot"), source=SOURCE)
         )
         regs.extend(_fused.register_fused_kernels(target, SOURCE))  # the remapper's _FusedMatMul/_FusedConv2D
+        regs.extend(_layer_norm.register_layer_norm_kernels(target, SOURCE))  # the remapper's _MklLayerNorm
         regs.extend(_register_state_and_training(target))
         regs.extend(_list_kernels.register_list_kernels(target, SOURCE))  # TensorList ops, CPU and DEFAULT
         regs.extend(_logging_kernels.register_logging_kernels(target, SOURCE))  # Assert, PrintV2, StringFormat
