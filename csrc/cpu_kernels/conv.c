@@ -254,6 +254,8 @@ static void indirect_tasks(void* p, int64_t begin, int64_t end) {
     }
     /* blocks of taps whose packed weights (taps * C x NR) stay in L1 while the tile's rows sweep them */
     const int64_t block_taps = pb->kc / c;
+    mtk_post post; /* the epilogue in the micro-kernels' stores (on the last block of taps) when they can apply it */
+    int fused = j->ep != NULL && mtk_post_of(j->ep, 0, 0, &post);
     for (int64_t t0 = 0; t0 < ntaps; t0 += block_taps) {
       int64_t nt = ntaps - t0 < block_taps ? ntaps - t0 : block_taps;
       const float* bblock = pb->data + t0 * c * pb->n_panels * nr;
@@ -263,12 +265,13 @@ static void indirect_tasks(void* p, int64_t begin, int64_t end) {
         for (int64_t u = 0; u < tiles; ++u) {
           int64_t row = r0 + u * mr;
           int rows = (int)(r1 - row < mr ? r1 - row : mr);
+          const mtk_post* pp = fused && t0 + nt >= ntaps && mtk_post_of(j->ep, row, col, &post) ? &post : NULL;
           ar->kernel_indirect(nt, c, ptrs + (u * ntaps + t0) * mr, bp, j->y + row * j->oc + col, j->oc, t0 > 0, rows,
-                              n);
+                              n, pp);
         }
       }
     }
-    if (j->ep != NULL) mtk_epilogue_block(j->ep, j->y, j->oc, r0, r1, c0, c1);
+    if (j->ep != NULL && !fused) mtk_epilogue_block(j->ep, j->y, j->oc, r0, r1, c0, c1);
   }
 }
 

@@ -256,6 +256,18 @@ MTK_HOT static void row_add(float* restrict x, const float* restrict y, int64_t 
   for (int64_t j = 0; j < n; ++j) x[j] += y[j];
 }
 
+int mtk_post_of(const mtk_epilogue_args* args, int64_t r, int64_t c0, mtk_post* post) {
+  const mtk_epilogue* ep = args != NULL ? args->ep : NULL;
+  if (ep == NULL) return 0;
+  if (ep->activation != MTK_ACT_NONE && ep->activation != MTK_ACT_RELU && ep->activation != MTK_ACT_RELU6) return 0;
+  post->shift = args->shift != NULL ? args->shift + c0 : NULL;
+  post->mul = args->shift != NULL && args->mul != NULL ? args->mul + c0 : NULL;
+  post->add = args->addend != NULL ? args->addend + r * args->ld_add + c0 : NULL;
+  post->ld_add = args->ld_add;
+  post->act = ep->activation;
+  return 1;
+}
+
 void mtk_epilogue_block(const mtk_epilogue_args* args, float* out, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
                         int64_t c1) {
   const mtk_epilogue* ep = args->ep;

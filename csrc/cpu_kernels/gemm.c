@@ -147,6 +147,11 @@ static void pack_a(const mtk_gemm_arch* ar, int trans_a, const float* a, int64_t
 
 void mtk_gemm_packed(int trans_a, int64_t m, const float* a, int64_t lda, const mtk_packed_b* pb, int64_t c0,
                      int64_t c1, float* c, int64_t ldc, int accumulate) {
+  mtk_gemm_packed_ep(trans_a, m, a, lda, pb, c0, c1, c, ldc, accumulate, NULL, 0);
+}
+
+void mtk_gemm_packed_ep(int trans_a, int64_t m, const float* a, int64_t lda, const mtk_packed_b* pb, int64_t c0,
+                        int64_t c1, float* c, int64_t ldc, int accumulate, const mtk_epilogue_args* ep, int64_t r0) {
   const mtk_gemm_arch* ar = pb->arch;
   const int mr = ar->mr, nr = ar->nr;
   const int64_t k = pb->k;
@@ -154,6 +159,7 @@ void mtk_gemm_packed(int trans_a, int64_t m, const float* a, int64_t lda, const 
   if (k <= 0) {
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i) memset(c + i * ldc + c0, 0, (size_t)(c1 - c0) * sizeof(float));
+    if (ep != NULL) mtk_epilogue_block(ep, c - r0 * ldc, ldc, r0, r0 + m, c0, c1);
     return;
   }
   int64_t mc_max = ar->mc;
@@ -166,6 +172,7 @@ void mtk_gemm_packed(int trans_a, int64_t m, const float* a, int64_t lda, const 
     int64_t kc = k - p0 < block ? k - p0 : block;
     const float* bblock = pb->data + p0 * pb->n_panels * nr;
     int acc = accumulate || p0 > 0;
+    int last = p0 + kc >= k;
     for (int64_t i0 = 0; i0 < m; i0 += mc_max) {
       int64_t mc = m - i0 < mc_max ? m - i0 : mc_max;
       if (!in_place) pack_a(ar, trans_a, a, lda, i0, mc, p0, kc, ap);
@@ -176,10 +183,12 @@ void mtk_gemm_packed(int trans_a, int64_t m, const float* a, int64_t lda, const 
         for (int64_t i = 0; i < mc; i += mr) {
           int rows = (int)(mc - i < mr ? mc - i : mr);
           float* cblock = c + (i0 + i) * ldc + col;
+          mtk_post post;
+          const mtk_post* pp = last && ep != NULL && mtk_post_of(ep, r0 + i0 + i, col, &post) ? &post : NULL;
           if (in_place) {
-            ar->kernel_rows(kc, a + (i0 + i) * lda + p0, lda, bp, cblock, ldc, acc, rows, n);
+            ar->kernel_rows(kc, a + (i0 + i) * lda + p0, lda, bp, cblock, ldc, acc, rows, n, pp);
           } else {
-            ar->kernel(kc, ap + i * kc, bp, cblock, ldc, acc, rows, n);
+            ar->kernel(kc, ap + i * kc, bp, cblock, ldc, acc, rows, n, pp);
           }
         }
       }
@@ -271,6 +280,8 @@ typedef struct {
 static void grid_tasks(void* p, int64_t begin, int64_t end) {
   GemmGrid* g = (GemmGrid*)p;
   const mtk_gemm_desc* d = g->d;
+  mtk_post probe; /* the epilogue goes into the micro-kernels' stores when they can apply it */
+  const mtk_epilogue_args* fused = d->ep != NULL && mtk_post_of(d->ep, 0, 0, &probe) ? d->ep : NULL;
   for (int64_t t = begin; t < end; ++t) {
     int64_t tile = t / g->col_blocks, block = t % g->col_blocks;
     int64_t r0 = tile * g->tile_rows, r1 = r0 + g->tile_rows < d->m ? r0 + g->tile_rows : d->m;
@@ -288,12 +299,12 @@ static void grid_tasks(void* p, int64_t begin, int64_t end) {
         return;
       }
       d->rows(d->rows_ctx, r0, r1, a);
-      mtk_gemm_packed(0, r1 - r0, a, d->k, g->pb, c0, c1, d->c + r0 * d->ldc, d->ldc, 0);
+      mtk_gemm_packed_ep(0, r1 - r0, a, d->k, g->pb, c0, c1, d->c + r0 * d->ldc, d->ldc, 0, fused, r0);
     } else {
       const float* a = d->trans_a ? d->a + r0 : d->a + r0 * d->lda;
-      mtk_gemm_packed(d->trans_a, r1 - r0, a, d->lda, g->pb, c0, c1, d->c + r0 * d->ldc, d->ldc, 0);
+      mtk_gemm_packed_ep(d->trans_a, r1 - r0, a, d->lda, g->pb, c0, c1, d->c + r0 * d->ldc, d->ldc, 0, fused, r0);
     }
-    if (d->ep != NULL) mtk_epilogue_block(d->ep, d->c, d->ldc, r0, r1, c0, c1);
+    if (d->ep != NULL && (g->pb == NULL || fused == NULL)) mtk_epilogue_block(d->ep, d->c, d->ldc, r0, r1, c0, c1);
   }
 }
 

@@ -14,232 +14,225 @@
 #define MTK_X86 1
 #endif
 
+/* The fused epilogue on one value of row i, column j of a block (the portable and AVX2 stores). */
+static inline float post1(const mtk_post* p, int i, int j, float v) {
+  if (p->shift != NULL) {
+    if (p->mul != NULL) v = v * p->mul[j];
+    v = v + p->shift[j];
+  }
+  if (p->add != NULL) v = v + p->add[i * p->ld_add + j];
+  if (p->act == MTK_ACT_RELU || p->act == MTK_ACT_RELU6) v = v < 0.0f ? 0.0f : v;
+  if (p->act == MTK_ACT_RELU6) v = v > 6.0f ? 6.0f : v;
+  return v;
+}
+
+/* Row i of a block from tmp (n values): + C when accumulating, then the fused epilogue. */
+static inline void store_tmp(float* restrict out, const float* restrict tmp, int n, int accumulate,
+                             const mtk_post* post, int i) {
+  for (int j = 0; j < n; ++j) {
+    float v = accumulate ? out[j] + tmp[j] : tmp[j];
+    out[j] = post != NULL ? post1(post, i, j, v) : v;
+  }
+}
+
 #ifdef MTK_X86
 /* How far ahead (in floats of the packed B panel) the AVX-512 kernels prefetch: 16 depth steps. The weights of a
  * layer are read from memory once per row tile; the prefetch keeps that stream ahead of the FMAs. */
 #ifndef MTK_PREFETCH_B
 #define MTK_PREFETCH_B (16 * 32)
 #endif
-/* The last panel of a product whose width is not a multiple of 32 often holds 16 or fewer real columns (N = 44 ->
- * 32 + 12): these variants run one accumulator per row over the first 16 columns of the (32-wide) packed panel, half
- * the FMAs of the full block for the same result. */
-__attribute__((target("avx512f"))) static inline void store16(__m512* acc, float* restrict c, int64_t ldc,
-                                                              int accumulate, int m, int n) {
-  __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
-  for (int i = 0; i < m; ++i) {
-    float* out = c + i * ldc;
-    __m512 r0 = acc[i];
-    if (accumulate) r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(k0, out));
-    _mm512_mask_storeu_ps(out, k0, r0);
-  }
-}
 
-__attribute__((target("avx512f"))) static void ukr_avx512_n16(int64_t kc, const float* restrict a,
-                                                               const float* restrict b, float* restrict c, int64_t ldc,
-                                                               int accumulate, int m, int n) {
-  __m512 acc[12];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; ++i) acc[i] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(b);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), b0, acc[i]);
-    a += 12;
-    b += 32;
-  }
-  store16(acc, c, ldc, accumulate, m, n);
-}
-
-__attribute__((target("avx512f"))) static void ukr_avx512_rows_n16(int64_t kc, const float* restrict a, int64_t lda,
-                                                                    const float* restrict b, float* restrict c,
-                                                                    int64_t ldc, int accumulate, int m, int n) {
-  const float* row[12];
-  for (int i = 0; i < 12; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
-  __m512 acc[12];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; ++i) acc[i] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(b);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(row[i][p]), b0, acc[i]);
-    b += 32;
-  }
-  store16(acc, c, ldc, accumulate, m, n);
-}
-
-__attribute__((target("avx512f"))) static void ukr_avx512_indirect_n16(int64_t ntaps, int64_t depth,
-                                                                        const float* const* ptrs,
-                                                                        const float* restrict b, float* restrict c,
-                                                                        int64_t ldc, int accumulate, int m, int n) {
-  __m512 acc[12];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; ++i) acc[i] = _mm512_setzero_ps();
-  for (int64_t t = 0; t < ntaps; ++t) {
-    const float* row[12];
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) row[i] = ptrs[t * 12 + i];
-    for (int64_t p = 0; p < depth; ++p) {
-      __m512 b0 = _mm512_loadu_ps(b);
-#pragma GCC unroll 12
-      for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(row[i][p]), b0, acc[i]);
-      b += 32;
+/* One row of a block (up to 16 columns under mask k) stored: + C when accumulating, then the fused epilogue. */
+__attribute__((target("avx512f"))) static inline void store_row16(float* restrict out, __m512 r, __mmask16 k,
+                                                                  int accumulate, const mtk_post* post, int i,
+                                                                  int col) {
+  if (accumulate) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(k, out));
+  if (post != NULL) {
+    if (post->shift != NULL) {
+      if (post->mul != NULL) r = _mm512_mul_ps(r, _mm512_maskz_loadu_ps(k, post->mul + col));
+      r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(k, post->shift + col));
+    }
+    if (post->add != NULL) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(k, post->add + i * post->ld_add + col));
+    /* max/min return their second operand when one is NaN: NaN stays NaN, as x < 0 ? 0 : x */
+    if (post->act == MTK_ACT_RELU) {
+      r = _mm512_max_ps(_mm512_setzero_ps(), r);
+    } else if (post->act == MTK_ACT_RELU6) {
+      r = _mm512_min_ps(_mm512_set1_ps(6.0f), _mm512_max_ps(_mm512_setzero_ps(), r));
     }
   }
-  store16(acc, c, ldc, accumulate, m, n);
+  _mm512_mask_storeu_ps(out, k, r);
 }
 
-__attribute__((target("avx512f"))) static void ukr_avx512(int64_t kc, const float* restrict a,
-                                                           const float* restrict b, float* restrict c, int64_t ldc,
-                                                           int accumulate, int m, int n) {
-  if (n <= 16) {
-    ukr_avx512_n16(kc, a, b, c, ldc, accumulate, m, n);
-    return;
-  }
-  __m512 acc[12][2];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; ++i) {
-    acc[i][0] = _mm512_setzero_ps();
-    acc[i][1] = _mm512_setzero_ps();
-  }
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(b);
-    __m512 b1 = _mm512_loadu_ps(b + 16);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) {
-      __m512 ai = _mm512_set1_ps(a[i]);
-      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
-    }
-    a += 12;
-    b += 32;
-  }
-  if (n == 32) {
-    for (int i = 0; i < m; ++i) {
-      float* row = c + i * ldc;
-      __m512 r0 = acc[i][0], r1 = acc[i][1];
-      if (accumulate) {
-        r0 = _mm512_add_ps(r0, _mm512_loadu_ps(row));
-        r1 = _mm512_add_ps(r1, _mm512_loadu_ps(row + 16));
-      }
-      _mm512_storeu_ps(row, r0);
-      _mm512_storeu_ps(row + 16, r1);
-    }
-  } else {
-    __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
-    __mmask16 k1 = (__mmask16)(n <= 16 ? 0 : (n >= 32 ? 0xFFFF : (1u << (n - 16)) - 1));
-    for (int i = 0; i < m; ++i) {
-      float* row = c + i * ldc;
-      __m512 r0 = acc[i][0], r1 = acc[i][1];
-      if (accumulate) {
-        r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(k0, row));
-        r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(k1, row + 16));
-      }
-      _mm512_mask_storeu_ps(row, k0, r0);
-      _mm512_mask_storeu_ps(row + 16, k1, r1);
-    }
-  }
-}
-
-/* The same block with A read in place (row-major, row stride lda) instead of from a packed panel: no packing of A,
- * whose rows stream through L1 (the tile was just written by im2col or is the input itself). Rows beyond m repeat
- * the last row (read, never stored). */
-__attribute__((target("avx512f"))) static void ukr_avx512_rows(int64_t kc, const float* restrict a, int64_t lda,
-                                                                const float* restrict b, float* restrict c,
-                                                                int64_t ldc, int accumulate, int m, int n) {
-  if (n <= 16) {
-    ukr_avx512_rows_n16(kc, a, lda, b, c, ldc, accumulate, m, n);
-    return;
-  }
-  const float* row[12];
-  for (int i = 0; i < 12; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
-  __m512 acc[12][2];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; ++i) {
-    acc[i][0] = _mm512_setzero_ps();
-    acc[i][1] = _mm512_setzero_ps();
-  }
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(b);
-    __m512 b1 = _mm512_loadu_ps(b + 16);
-    _mm_prefetch((const char*)(b + MTK_PREFETCH_B), _MM_HINT_T0);
-    _mm_prefetch((const char*)(b + MTK_PREFETCH_B + 16), _MM_HINT_T0);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) {
-      __m512 ai = _mm512_set1_ps(row[i][p]);
-      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
-    }
-    b += 32;
-  }
+/* A 12 x 32 block (n <= 32 columns real) stored row by row. */
+__attribute__((target("avx512f"))) static inline void store_block32(__m512 (*acc)[2], float* restrict c, int64_t ldc,
+                                                                    int accumulate, int m, int n,
+                                                                    const mtk_post* post) {
   __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
   __mmask16 k1 = (__mmask16)(n <= 16 ? 0 : (n >= 32 ? 0xFFFF : (1u << (n - 16)) - 1));
   for (int i = 0; i < m; ++i) {
     float* out = c + i * ldc;
-    __m512 r0 = acc[i][0], r1 = acc[i][1];
-    if (accumulate) {
-      r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(k0, out));
-      r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(k1, out + 16));
-    }
-    _mm512_mask_storeu_ps(out, k0, r0);
-    _mm512_mask_storeu_ps(out + 16, k1, r1);
+    store_row16(out, acc[i][0], k0, accumulate, post, i, 0);
+    if (k1) store_row16(out + 16, acc[i][1], k1, accumulate, post, i, 16);
   }
+}
+
+/* The AVX-512 kernels are written once per A source (packed panel, rows in place, indirect taps) with the row count R
+ * and the width W (in zmm columns) compile-time constants. A block of m <= 4 or m <= 8 rows (the last rows of a tile:
+ * 49 = 4 * 12 + 1 rows at 7x7, 64 = 5 * 12 + 4 at 8x8) runs the FMAs of R rows, not of 12; the last panel of a product
+ * whose width is not a multiple of 32 often holds 16 or fewer real columns (N = 44 -> 32 + 12): W = 1 runs one
+ * accumulator per row over the first 16 columns of the (32-wide) packed panel, half the FMAs. */
+#define MTK_AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
+
+MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const float* restrict a,
+                                   const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
+                                   int n, const mtk_post* post) {
+  __m512 acc[12][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b0 = _mm512_loadu_ps(b);
+    __m512 b1 = W == 2 ? _mm512_loadu_ps(b + 16) : b0;
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) {
+      __m512 ai = _mm512_set1_ps(a[i]);
+      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+      if (W == 2) acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+    }
+    a += 12;
+    b += 32;
+  }
+  store_block32(acc, c, ldc, accumulate, m, W == 2 ? n : (n < 16 ? n : 16), post);
+}
+
+MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const float* restrict a, int64_t lda,
+                                 const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m, int n,
+                                 const mtk_post* post) {
+  const float* row[12];
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
+  __m512 acc[12][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b0 = _mm512_loadu_ps(b);
+    __m512 b1 = W == 2 ? _mm512_loadu_ps(b + 16) : b0;
+    _mm_prefetch((const char*)(b + MTK_PREFETCH_B), _MM_HINT_T0);
+    if (W == 2) _mm_prefetch((const char*)(b + MTK_PREFETCH_B + 16), _MM_HINT_T0);
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) {
+      __m512 ai = _mm512_set1_ps(row[i][p]);
+      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+      if (W == 2) acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+    }
+    b += 32;
+  }
+  store_block32(acc, c, ldc, accumulate, m, W == 2 ? n : (n < 16 ? n : 16), post);
+}
+
+MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, int64_t depth, const float* const* ptrs,
+                                     const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
+                                     int n, const mtk_post* post) {
+  __m512 acc[12][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t t = 0; t < ntaps; ++t) {
+    const float* row[12];
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) row[i] = ptrs[t * 12 + i];
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < depth; ++p) {
+      __m512 b0 = _mm512_loadu_ps(b);
+      __m512 b1 = W == 2 ? _mm512_loadu_ps(b + 16) : b0;
+      _mm_prefetch((const char*)(b + MTK_PREFETCH_B), _MM_HINT_T0);
+      if (W == 2) _mm_prefetch((const char*)(b + MTK_PREFETCH_B + 16), _MM_HINT_T0);
+#pragma GCC unroll 12
+      for (int i = 0; i < R; ++i) {
+        __m512 ai = _mm512_set1_ps(row[i][p]);
+        acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+        if (W == 2) acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+      }
+      b += 32;
+    }
+  }
+  store_block32(acc, c, ldc, accumulate, m, W == 2 ? n : (n < 16 ? n : 16), post);
+}
+
+/* One kernel per (A source, R, W): the dispatchers below pick R from m and W from n. */
+#define MTK_AVX512_VARIANTS(R)                                                                                         \
+  __attribute__((target("avx512f"))) static void ukr_packed_##R##_1(int64_t kc, const float* restrict a,             \
+                                                                     const float* restrict b, float* restrict c,       \
+                                                                     int64_t ldc, int accumulate, int m, int n,        \
+                                                                     const mtk_post* post) {                           \
+    body_packed(R, 1, kc, a, b, c, ldc, accumulate, m, n, post);                                                       \
+  }                                                                                                                    \
+  __attribute__((target("avx512f"))) static void ukr_packed_##R##_2(int64_t kc, const float* restrict a,             \
+                                                                     const float* restrict b, float* restrict c,       \
+                                                                     int64_t ldc, int accumulate, int m, int n,        \
+                                                                     const mtk_post* post) {                           \
+    body_packed(R, 2, kc, a, b, c, ldc, accumulate, m, n, post);                                                       \
+  }                                                                                                                    \
+  __attribute__((target("avx512f"))) static void ukr_rows_##R##_1(int64_t kc, const float* restrict a, int64_t lda,  \
+                                                                   const float* restrict b, float* restrict c,         \
+                                                                   int64_t ldc, int accumulate, int m, int n,          \
+                                                                   const mtk_post* post) {                             \
+    body_rows(R, 1, kc, a, lda, b, c, ldc, accumulate, m, n, post);                                                    \
+  }                                                                                                                    \
+  __attribute__((target("avx512f"))) static void ukr_rows_##R##_2(int64_t kc, const float* restrict a, int64_t lda,  \
+                                                                   const float* restrict b, float* restrict c,         \
+                                                                   int64_t ldc, int accumulate, int m, int n,          \
+                                                                   const mtk_post* post) {                             \
+    body_rows(R, 2, kc, a, lda, b, c, ldc, accumulate, m, n, post);                                                    \
+  }                                                                                                                    \
+  __attribute__((target("avx512f"))) static void ukr_indirect_##R##_1(                                               \
+      int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, float* restrict c, int64_t ldc, \
+      int accumulate, int m, int n, const mtk_post* post) {                                                            \
+    body_indirect(R, 1, ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);                                        \
+  }                                                                                                                    \
+  __attribute__((target("avx512f"))) static void ukr_indirect_##R##_2(                                               \
+      int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, float* restrict c, int64_t ldc, \
+      int accumulate, int m, int n, const mtk_post* post) {                                                            \
+    body_indirect(R, 2, ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);                                        \
+  }
+
+MTK_AVX512_VARIANTS(4)
+MTK_AVX512_VARIANTS(8)
+MTK_AVX512_VARIANTS(12)
+
+/* [R index][W - 1]: R = 4, 8, 12 for m <= 4, <= 8, <= 12. */
+static const mtk_ukernel g_packed[3][2] = {
+    {ukr_packed_4_1, ukr_packed_4_2}, {ukr_packed_8_1, ukr_packed_8_2}, {ukr_packed_12_1, ukr_packed_12_2}};
+static const mtk_ukernel_rows g_rows[3][2] = {
+    {ukr_rows_4_1, ukr_rows_4_2}, {ukr_rows_8_1, ukr_rows_8_2}, {ukr_rows_12_1, ukr_rows_12_2}};
+static const mtk_ukernel_indirect g_indirect[3][2] = {{ukr_indirect_4_1, ukr_indirect_4_2},
+                                                      {ukr_indirect_8_1, ukr_indirect_8_2},
+                                                      {ukr_indirect_12_1, ukr_indirect_12_2}};
+
+static void ukr_avx512(int64_t kc, const float* restrict a, const float* restrict b, float* restrict c, int64_t ldc,
+                       int accumulate, int m, int n, const mtk_post* post) {
+  g_packed[(m - 1) / 4][n > 16](kc, a, b, c, ldc, accumulate, m, n, post);
+}
+
+/* A read in place (row-major, row stride lda) instead of from a packed panel: no packing of A, whose rows stream
+ * through L1 (the tile was just written by im2col or is the input itself). Rows beyond m repeat the last row (read,
+ * never stored). */
+static void ukr_avx512_rows(int64_t kc, const float* restrict a, int64_t lda, const float* restrict b,
+                            float* restrict c, int64_t ldc, int accumulate, int m, int n, const mtk_post* post) {
+  g_rows[(m - 1) / 4][n > 16](kc, a, lda, b, c, ldc, accumulate, m, n, post);
 }
 
 /* Implicit-GEMM convolution: the depth runs over `ntaps` filter taps of `depth` channels each, and the A rows of tap t
  * are the MR pointers ptrs[t * MR + i] (an input pixel's channels, or a zero row for a tap in the padding). The
  * packed B panel holds the ntaps * depth rows in order. No patch matrix is written: the taps read the input in place,
  * and the block of C stays in registers over the whole depth. */
-__attribute__((target("avx512f"))) static void ukr_avx512_indirect(int64_t ntaps, int64_t depth,
-                                                                    const float* const* ptrs, const float* restrict b,
-                                                                    float* restrict c, int64_t ldc, int accumulate,
-                                                                    int m, int n) {
-  if (n <= 16) {
-    ukr_avx512_indirect_n16(ntaps, depth, ptrs, b, c, ldc, accumulate, m, n);
-    return;
-  }
-  __m512 acc[12][2];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; ++i) {
-    acc[i][0] = _mm512_setzero_ps();
-    acc[i][1] = _mm512_setzero_ps();
-  }
-  for (int64_t t = 0; t < ntaps; ++t) {
-    const float* row[12];
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; ++i) row[i] = ptrs[t * 12 + i];
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < depth; ++p) {
-      __m512 b0 = _mm512_loadu_ps(b);
-      __m512 b1 = _mm512_loadu_ps(b + 16);
-      _mm_prefetch((const char*)(b + MTK_PREFETCH_B), _MM_HINT_T0);
-      _mm_prefetch((const char*)(b + MTK_PREFETCH_B + 16), _MM_HINT_T0);
-#pragma GCC unroll 12
-      for (int i = 0; i < 12; ++i) {
-        __m512 ai = _mm512_set1_ps(row[i][p]);
-        acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-        acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
-      }
-      b += 32;
-    }
-  }
-  __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
-  __mmask16 k1 = (__mmask16)(n <= 16 ? 0 : (n >= 32 ? 0xFFFF : (1u << (n - 16)) - 1));
-  for (int i = 0; i < m; ++i) {
-    float* out = c + i * ldc;
-    __m512 r0 = acc[i][0], r1 = acc[i][1];
-    if (accumulate) {
-      r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(k0, out));
-      r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(k1, out + 16));
-    }
-    _mm512_mask_storeu_ps(out, k0, r0);
-    _mm512_mask_storeu_ps(out + 16, k1, r1);
-  }
+static void ukr_avx512_indirect(int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b,
+                                float* restrict c, int64_t ldc, int accumulate, int m, int n, const mtk_post* post) {
+  g_indirect[(m - 1) / 4][n > 16](ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);
 }
 
 __attribute__((target("avx2,fma"))) static void ukr_avx2_indirect(int64_t ntaps, int64_t depth,
                                                                    const float* const* ptrs, const float* restrict b,
                                                                    float* restrict c, int64_t ldc, int accumulate,
-                                                                   int m, int n) {
+                                                                   int m, int n, const mtk_post* post) {
   __m256 acc[6][2];
 #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i) {
@@ -264,16 +257,15 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2_indirect(int64_t ntaps,
   }
   float tmp[16];
   for (int i = 0; i < m; ++i) {
-    float* out = c + i * ldc;
     _mm256_storeu_ps(tmp, acc[i][0]);
     _mm256_storeu_ps(tmp + 8, acc[i][1]);
-    for (int j = 0; j < n; ++j) out[j] = accumulate ? out[j] + tmp[j] : tmp[j];
+    store_tmp(c + i * ldc, tmp, n, accumulate, post, i);
   }
 }
 
 __attribute__((target("avx2,fma"))) static void ukr_avx2_rows(int64_t kc, const float* restrict a, int64_t lda,
                                                                const float* restrict b, float* restrict c, int64_t ldc,
-                                                               int accumulate, int m, int n) {
+                                                               int accumulate, int m, int n, const mtk_post* post) {
   const float* row[6];
   for (int i = 0; i < 6; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
   __m256 acc[6][2];
@@ -298,17 +290,17 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2_rows(int64_t kc, const 
     float* out = c + i * ldc;
     _mm256_storeu_ps(tmp, acc[i][0]);
     _mm256_storeu_ps(tmp + 8, acc[i][1]);
-    if (n == 16 && !accumulate) {
+    if (n == 16 && !accumulate && post == NULL) {
       memcpy(out, tmp, sizeof tmp);
     } else {
-      for (int j = 0; j < n; ++j) out[j] = accumulate ? out[j] + tmp[j] : tmp[j];
+      store_tmp(out, tmp, n, accumulate, post, i);
     }
   }
 }
 
 __attribute__((target("avx2,fma"))) static void ukr_avx2(int64_t kc, const float* restrict a, const float* restrict b,
                                                           float* restrict c, int64_t ldc, int accumulate, int m,
-                                                          int n) {
+                                                          int n, const mtk_post* post) {
   __m256 acc[6][2];
 #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i) {
@@ -327,7 +319,7 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2(int64_t kc, const float
     a += 6;
     b += 16;
   }
-  if (n == 16) {
+  if (n == 16 && post == NULL) {
     for (int i = 0; i < m; ++i) {
       float* row = c + i * ldc;
       __m256 r0 = acc[i][0], r1 = acc[i][1];
@@ -344,7 +336,7 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2(int64_t kc, const float
       float* row = c + i * ldc;
       _mm256_storeu_ps(tmp, acc[i][0]);
       _mm256_storeu_ps(tmp + 8, acc[i][1]);
-      for (int j = 0; j < n; ++j) row[j] = accumulate ? row[j] + tmp[j] : tmp[j];
+      store_tmp(row, tmp, n, accumulate, post, i);
     }
   }
 }
@@ -354,7 +346,7 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2(int64_t kc, const float
 #define GEN_NR 16
 
 MTK_HOT static void ukr_generic(int64_t kc, const float* restrict a, const float* restrict b, float* restrict c,
-                                int64_t ldc, int accumulate, int m, int n) {
+                                int64_t ldc, int accumulate, int m, int n, const mtk_post* post) {
   float acc[GEN_MR][GEN_NR];
   memset(acc, 0, sizeof acc);
   for (int64_t p = 0; p < kc; ++p) {
@@ -363,13 +355,12 @@ MTK_HOT static void ukr_generic(int64_t kc, const float* restrict a, const float
     a += GEN_MR;
     b += GEN_NR;
   }
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+  for (int i = 0; i < m; ++i) store_tmp(c + i * ldc, acc[i], n, accumulate, post, i);
 }
 
 MTK_HOT static void ukr_generic_indirect(int64_t ntaps, int64_t depth, const float* const* ptrs,
                                          const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
-                                         int n) {
+                                         int n, const mtk_post* post) {
   float acc[GEN_MR][GEN_NR];
   memset(acc, 0, sizeof acc);
   for (int64_t t = 0; t < ntaps; ++t) {
@@ -380,8 +371,7 @@ MTK_HOT static void ukr_generic_indirect(int64_t ntaps, int64_t depth, const flo
       b += GEN_NR;
     }
   }
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) c[i * ldc + j] = accumulate ? c[i * ldc + j] + acc[i][j] : acc[i][j];
+  for (int i = 0; i < m; ++i) store_tmp(c + i * ldc, acc[i], n, accumulate, post, i);
 }
 
 static const mtk_gemm_arch g_generic = {GEN_MR, GEN_NR, 256, 64, ukr_generic, NULL, ukr_generic_indirect, "generic"};

@@ -35,17 +35,29 @@ MTK_EXPORT void modtensor_cpu_kernels_set_num_threads(int n);
 MTK_EXPORT int modtensor_cpu_kernels_get_num_threads(void);
 
 /* ------------------------------------------------------------ GEMM */
+/* What a micro-kernel applies to its block of C as it stores it, on the last depth block of a product (the fused
+ * epilogues bias / folded batch norm [+ residual add] [+ Relu or Relu6], TF's order, the same float operations as
+ * mtk_epilogue_block): C = act(C * mul + shift + add). mul and shift point at the block's first column (per column;
+ * mul NULL: none; shift NULL: neither), add at the block's first element (row stride ld_add) or NULL. A NULL post
+ * is a plain store. */
+typedef struct {
+  const float* mul;
+  const float* shift;
+  const float* add;
+  int64_t ld_add;
+  int act; /* MTK_ACT_NONE, MTK_ACT_RELU or MTK_ACT_RELU6 */
+} mtk_post;
 /* A micro-kernel: C[m, n] (+)= A_panel[kc x MR] * B_panel[kc x NR], m <= MR, n <= NR (panels zero-padded). */
 typedef void (*mtk_ukernel)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int accumulate, int m,
-                            int n);
+                            int n, const mtk_post* post);
 /* The same with A row-major in place (row stride lda), no A panel. */
 typedef void (*mtk_ukernel_rows)(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
-                                 int accumulate, int m, int n);
+                                 int accumulate, int m, int n, const mtk_post* post);
 /* Implicit GEMM (convolution without a patch matrix): the depth is `ntaps` runs of `depth` values, and the MR rows of
  * A in run t start at ptrs[t * MR + i] (rows beyond m repeat a valid pointer; they are read, never stored). B is one
  * packed panel of ntaps * depth rows (a single depth block). */
 typedef void (*mtk_ukernel_indirect)(int64_t ntaps, int64_t depth, const float* const* ptrs, const float* b, float* c,
-                                     int64_t ldc, int accumulate, int m, int n);
+                                     int64_t ldc, int accumulate, int m, int n, const mtk_post* post);
 typedef struct {
   int mr, nr;       /* register block */
   int64_t kc, mc;   /* cache blocks: depth of a packed panel pair, rows of a packed A block */
@@ -73,6 +85,12 @@ void mtk_packed_b_free(mtk_packed_b* pb);
  * NR. Single-threaded: one task of a product. */
 void mtk_gemm_packed(int trans_a, int64_t m, const float* a, int64_t lda, const mtk_packed_b* pb, int64_t c0,
                      int64_t c1, float* c, int64_t ldc, int accumulate);
+/* The same with the epilogue `ep` (NULL, or one mtk_post_of expresses) fused into the micro-kernels' stores; r0: the
+ * row of the whole product where c starts (the addend's row). */
+struct mtk_epilogue_args_s;
+void mtk_gemm_packed_ep(int trans_a, int64_t m, const float* a, int64_t lda, const mtk_packed_b* pb, int64_t c0,
+                        int64_t c1, float* c, int64_t ldc, int accumulate, const struct mtk_epilogue_args_s* ep,
+                        int64_t r0);
 
 /* C[M,N] (row stride ldc) = op(A)[M,K] * op(B)[K,N] (+ C when accumulate), row-major.
  * Single-threaded (packs B privately): callers split the work over the pool themselves. */
@@ -193,6 +211,9 @@ void mtk_epilogue_release(mtk_epilogue_args* args);
 /* Applies the epilogue to rows [r0, r1), columns [c0, c1) of out (row stride ldc). */
 void mtk_epilogue_block(const mtk_epilogue_args* args, float* out, int64_t ldc, int64_t r0, int64_t r1, int64_t c0,
                         int64_t c1);
+/* The micro-kernel store form of `args` for the block at row r, column c0 (0: it has none, then
+ * mtk_epilogue_block runs instead): bias / batch norm, residual add, Relu, Relu6 or no activation. */
+int mtk_post_of(const mtk_epilogue_args* args, int64_t r, int64_t c0, mtk_post* post);
 /* One activation over a contiguous run (used by the elementwise kernels too). */
 void mtk_activation(int act, float alpha, float* x, int64_t n);
 

@@ -165,6 +165,10 @@ CONV_CASES = [
     ((1, 7, 7, 64), (3, 3, 64, 70), (1, 1), "SAME", (1, 1), None),
     ((2, 8, 8, 16), (1, 1, 16, 20), (2, 2), "SAME", (1, 1), None),
     ((3, 13, 12, 12), (3, 3, 12, 16), (1, 1), "SAME", (1, 1), None),
+    # row tails of 8 and 4 (the micro-kernels of fewer rows) with a last panel of 12 columns
+    ((1, 7, 8, 16), (3, 3, 16, 44), (1, 1), "SAME", (1, 1), None),
+    ((1, 5, 13, 16), (1, 1, 16, 44), (1, 1), "VALID", (1, 1), None),
+    ((2, 4, 5, 10), (3, 3, 10, 76), (1, 1), "SAME", (1, 1), None),
 ]
 
 
@@ -881,4 +885,70 @@ def test_select_v2_error_matches_numpy() -> None:
         OP_FUNCTIONS["SelectV2"](c, t, e)
     with pytest.raises(errors.InvalidArgumentError) as got:
         run_kernel("SelectV2", [c, t, e], T=np.float32)
+    assert_same_message(got.value, want.value)
+
+
+# ------------------------------------------------------------------ _MklLayerNorm (layer_norm.c)
+# The remapper's fused layer normalization: the native float32 kernel against the numpy kernel
+# (kernels/cpu/layer_norm.py) on edge shapes, large values, epsilons, and TF's error texts.
+
+from modtensor.kernels.cpu import layer_norm as _numpy_layer_norm  # noqa: E402
+
+LAYER_NORM_CASES = [
+    ((2, 3, 64), 1e-6, 1.0), ((5, 4), 1e-3, 1.0), ((7, 1), 1e-3, 1.0), ((0, 8), 1e-3, 1.0), ((3, 0), 1e-3, 1.0),
+    ((4, 37), 0.0, 1.0), ((2, 2, 3, 96), 1e-6, 1.0), ((300, 130), 1e-5, 1.0), ((4, 64), 1e-6, 1e4),
+    ((4, 64), 1e-6, 1e-4), ((3, 9), 10.0, 1.0), ((16,), 1e-3, 1.0), ((2048, 64), 1e-6, 1.0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LAYER_NORM_CASES, ids=[f"{c[0]}-eps{c[1]}-x{c[2]}" for c in LAYER_NORM_CASES])
+def test_layer_norm_matches_numpy(case: tuple) -> None:
+    shape, epsilon, magnitude = case
+    n = shape[-1]
+    x = (rand(*shape) * np.float32(magnitude) + np.float32(magnitude * 3)).astype(np.float32)
+    scale, offset = rand(n), rand(n)
+    want = _numpy_layer_norm.mkl_layer_norm(x, scale, offset, epsilon=epsilon)
+    got = run_kernel("_MklLayerNorm", [x, scale, offset], epsilon=epsilon)
+    close(got, want, rtol=2e-6)
+    if x.size and epsilon > 0:  # the definition, computed in float64
+        mean = x.astype(np.float64).mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        exact = (x - mean) / np.sqrt(var + epsilon) * scale + offset
+        close(got, exact.astype(np.float32), rtol=1e-4)
+
+
+def test_layer_norm_of_a_constant_row_is_the_offset() -> None:
+    x = np.full((3, 10), 7.5, np.float32)
+    scale, offset = rand(10), rand(10)
+    got = run_kernel("_MklLayerNorm", [x, scale, offset], epsilon=1e-3)
+    np.testing.assert_array_equal(got, np.broadcast_to(offset, (3, 10)))
+
+
+def test_layer_norm_half_runs_on_the_numpy_kernel() -> None:
+    x, scale, offset = rand(3, 8).astype(np.float16), rand(8).astype(np.float16), rand(8).astype(np.float16)
+    got = run_kernel("_MklLayerNorm", [x, scale, offset], expect_native=False, epsilon=1e-3)
+    want = run_kernel("_MklLayerNorm", [x.astype(np.float32), scale.astype(np.float32), offset.astype(np.float32)],
+                      epsilon=1e-3)  # fmt: skip
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=2e-3, atol=2e-3)
+
+
+LAYER_NORM_ERRORS = [
+    ((2, 4), (2, 2), (4,), "scale must be 1D tensor[2,2]"),
+    ((2, 4), (4,), (2, 2), "offset must be 1D tensor[2,2]"),
+    ((2, 4), (4,), (3,), "Number of elements in scale and shifttensors are not same."),
+    ((2, 4), (3,), (3,), "scale and offset must have the size of the input's last dimension 4, got 3"),
+    ((), (1,), (1,), "input must be at least 1D[]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LAYER_NORM_ERRORS, ids=[c[3][:20] for c in LAYER_NORM_ERRORS])
+def test_layer_norm_errors_match_numpy(case: tuple) -> None:
+    xs, ss, os_, text = case
+    x, scale, offset = np.asarray(rand(*xs)), rand(*ss), rand(*os_)
+    with pytest.raises(errors.InvalidArgumentError) as want:
+        _numpy_layer_norm.mkl_layer_norm(x, scale, offset)
+    with pytest.raises(errors.InvalidArgumentError) as got:
+        run_kernel("_MklLayerNorm", [x, scale, offset])
+    assert want.value.message.startswith(text)
     assert_same_message(got.value, want.value)

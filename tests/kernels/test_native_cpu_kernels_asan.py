@@ -5,7 +5,7 @@ ASan runtime preloaded loads that shim (MODTENSOR_SHIM_LIBRARY) and that library
 plugin (the built-in one turned off), then runs the kernel cases of
 test_native_cpu_kernels.py through it: every convolution, depthwise, fused, matmul,
 pooling, pad, binary, concat, unary, reduction, softmax,
-transpose, einsum, resize and select case, with one and two threads and the portable GEMM.
+transpose, einsum, resize, select and layer-norm case, with one and two threads and the portable GEMM.
 Any ASan report fails the test.
 """
 
@@ -92,6 +92,10 @@ DRIVER = textwrap.dedent(
             for shapes in (((2, 1), (1, 3), (2, 3)), ((), (4, 5), (5,)), ((0, 3), (1, 3), (3,))):
                 t.test_select_v2_matches_numpy(shapes); cases += 1
             t.test_select_v2_error_matches_numpy()
+            for case in t.LAYER_NORM_CASES:
+                t.test_layer_norm_matches_numpy(case); cases += 1
+            for case in t.LAYER_NORM_ERRORS:
+                t.test_layer_norm_errors_match_numpy(case)
     t.test_concurrent_ops_from_several_threads_give_the_same_results()
     print("cases", cases, flush=True)
     """
