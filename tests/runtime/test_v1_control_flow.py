@@ -88,6 +88,19 @@ def test_failing_node_in_an_iteration_names_node_frame_and_iteration() -> None:
     assert "frame 'while/while_context' iteration 2" in message
 
 
+@pytest.mark.parametrize("dataflow", [False, True], ids=["plan", "dataflow_machine"])
+def test_failing_node_in_a_compiled_loop_is_named_on_both_machines(dataflow: bool) -> None:
+    compiled = compile_graph(load("while_error_in_body").as_graph_def(), ["n:0"], ["while/Exit_1:0"])
+    assert all(executor._loops for executor in compiled._executors)  # the loop is compiled either way
+    if dataflow:
+        for executor in compiled._executors:
+            executor.require_dataflow()
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        compiled.run([np.int32(4)])
+    assert "[[{{node while/CheckNumerics}}]]" in info.value.message
+    assert "frame 'while/while_context' iteration 2" in info.value.message
+
+
 def _loop_plans(compiled) -> list:
     """The LoopPlans of every compiled loop of ``compiled`` (nested ones included)."""
     plans = []

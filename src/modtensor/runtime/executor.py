@@ -700,7 +700,10 @@ class Executor:
         return parallel
 
     def _error(self, item: _NodeItem, exc: BaseException, where: str = "") -> errors.OpError:
-        """``exc`` as an OpError of the same class naming the node, its op, device and loop iteration (TF's tag)."""
+        """``exc`` as an OpError of the same class naming the node, its op, device and loop iteration (TF's tag).
+        A compiled loop's failure names the node inside the loop (when known), its frame and iteration."""
+        if isinstance(exc, compiled_loop.LoopStepError):
+            item, where, exc = exc.item or item, exc.where, exc.error
         node = item.node
         if isinstance(exc, errors.OpError):
             cls: type[errors.OpError] = type(exc)
@@ -886,9 +889,6 @@ class ExecutorRun:
                     for s in drop:
                         values[s] = None
                 i += 1
-        except compiled_loop.LoopStepError as exc:  # a node inside a compiled loop: name it
-            self._position = n
-            raise executor._error(exc.item or plan[i][1], exc.error, exc.where) from exc.error  # type: ignore[index]
         except Exception as exc:
             self._position = n
             raise executor._error(plan[i][1], exc) from exc  # type: ignore[index]
@@ -959,9 +959,6 @@ class ExecutorRun:
                 _fill_stats(node_stats, item, executor._labels[item.id], thread_id, wall, t0, t1, t2)
                 del outputs  # the next kernel may forward these buffers
                 i += 1
-        except compiled_loop.LoopStepError as exc:
-            self._position = n
-            raise executor._error(exc.item or plan[i][1], exc.error, exc.where) from exc.error  # type: ignore[index]
         except Exception as exc:
             self._position = n
             raise executor._error(plan[i][1], exc) from exc  # type: ignore[index]
@@ -1192,11 +1189,6 @@ class _DataflowRun:
                             self.step, item, inputs, (frame.frame_id, iteration.iteration)
                         )
                     del inputs
-                except compiled_loop.LoopStepError as exc:  # a node inside a compiled loop: name it
-                    del inputs
-                    self._fail(self.executor._error(exc.item or item, exc.error, exc.where))
-                    self._node_done_dropped()
-                    continue
                 except Exception as exc:  # noqa: BLE001 - any kernel failure fails the step, named
                     del inputs
                     self._fail(self.executor._error(item, exc, frame.describe(iteration)))
