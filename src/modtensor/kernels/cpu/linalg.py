@@ -422,10 +422,18 @@ def matrix_diag_v3(
         raise invalid_argument(
             "The number of rows or columns is not consistent with the specified d_lower, d_upper, and diagonal."
         )
-    packed = diag[..., None, :] if lower == upper else diag
-    batch = packed.shape[:-2]
+    batch = (diag[..., None, :] if lower == upper else diag).shape[:-2]
     out = np.full((*batch, rows, cols), pad, dtype=diag.dtype)
-    for m in range(num_diags):
+    set_diagonals(out, diag, lower, upper, max_diag_len, align)
+    return out
+
+
+def set_diagonals(out: np.ndarray, diag: np.ndarray, lower: int, upper: int, max_diag_len: int, align: str) -> None:
+    """Write the packed diagonals ``diag`` (``lower..upper``; one diagonal without its own axis) into the matrices
+    of ``out`` in place (MatrixDiagV3 and MatrixSetDiagV3)."""
+    rows, cols = out.shape[-2:]
+    packed = diag[..., None, :] if lower == upper else diag
+    for m in range(upper - lower + 1):
         d = upper - m
         diag_len = min(rows + min(0, d), cols - max(0, d))
         if diag_len <= 0:
@@ -433,7 +441,6 @@ def matrix_diag_v3(
         off = _offset(d, diag_len, max_diag_len, align)
         n = np.arange(diag_len)
         out[..., n + max(-d, 0), n + max(d, 0)] = packed[..., m, off : off + diag_len]
-    return out
 
 
 def matrix_diag_part_v3(

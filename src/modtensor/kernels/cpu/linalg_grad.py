@@ -13,7 +13,7 @@ import numpy as np
 
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
 from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors
-from modtensor.kernels.cpu.linalg import _adjoint, _offset, _str
+from modtensor.kernels.cpu.linalg import _adjoint, _str, set_diagonals
 
 
 def _batch_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -101,15 +101,7 @@ def matrix_set_diag_v3(input: np.ndarray, diagonal: np.ndarray, k: np.ndarray, a
             f"{shape_str(expected)}"
         )
     out = x.copy()
-    packed = diag[..., None, :] if lower == upper else diag
-    for m in range(num_diags):
-        d = upper - m
-        diag_len = min(rows + min(0, d), cols - max(0, d))
-        if diag_len <= 0:
-            continue
-        off = _offset(d, diag_len, max_diag_len, align)
-        n = np.arange(diag_len)
-        out[..., n + max(-d, 0), n + max(d, 0)] = packed[..., m, off : off + diag_len]
+    set_diagonals(out, diag, lower, upper, max_diag_len, align)
     return out
 
 
