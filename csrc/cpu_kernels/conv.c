@@ -299,7 +299,7 @@ static void run_conv_indirect(ConvJob* j) {
   double flops = 2.0 * (double)j->m * (double)j->oc * (double)j->k;
   mtk_gemm_grid(j->m, j->oc, flops < 1e5 ? 1 : mtk_num_threads(), pb->arch->mc, pb->arch->mr, pb->arch->nr, 1,
                 &ij.grid);
-  mtk_parallel_for(ij.grid.tiles * ij.grid.col_blocks, 1, indirect_tasks, &ij);
+  mtk_parallel_for(ij.grid.tiles * ij.grid.col_blocks, ij.grid.grain, indirect_tasks, &ij);
   if (pb == &own) mtk_packed_b_free(&own);
   if (ij.failed) j->failed = 1;
 }

@@ -233,7 +233,7 @@ void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t m
   int64_t rows = mc;
   if (few_rows && m <= 2 * mc) {
     rows = (m + mr - 1) / mr * mr;
-  } else if (m < rows * 2 * parallel) {
+  } else if (parallel > 1 && m < rows * 2 * parallel) {
     rows = (m + 2 * parallel - 1) / (2 * parallel);
     rows = (rows + mr - 1) / mr * mr;
     if (rows < mr * 2) rows = mr * 2;
@@ -242,12 +242,13 @@ void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t m
   g->tile_rows = rows;
   g->tiles = (m + rows - 1) / rows;
   int64_t blocks = 1;
-  if (g->tiles < 2 * parallel) blocks = (2 * parallel + g->tiles - 1) / g->tiles;
+  if (parallel > 1 && g->tiles < 2 * parallel) blocks = (2 * parallel + g->tiles - 1) / g->tiles;
   int64_t col_block = (n + blocks - 1) / blocks;
   col_block = (col_block + align - 1) / align * align;
   if (col_block < align) col_block = align;
   g->col_block = col_block;
   g->col_blocks = (n + col_block - 1) / col_block;
+  g->grain = parallel > 1 ? 1 : g->tiles * g->col_blocks;
 }
 
 static void small_m_block(const mtk_gemm_desc* d, int64_t c0, int64_t c1) {
@@ -335,7 +336,7 @@ int mtk_gemm_parallel(const mtk_gemm_desc* d) {
   g.tile_rows = grid.tile_rows;
   g.col_block = grid.col_block;
   g.col_blocks = grid.col_blocks;
-  mtk_parallel_for(grid.tiles * grid.col_blocks, 1, grid_tasks, &g);
+  mtk_parallel_for(grid.tiles * grid.col_blocks, grid.grain, grid_tasks, &g);
   if (own) mtk_packed_b_free(&pb);
   return g.failed ? -1 : 0;
 }

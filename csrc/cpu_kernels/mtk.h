@@ -116,9 +116,10 @@ typedef struct {
 } mtk_gemm_desc;
 int mtk_gemm_parallel(const mtk_gemm_desc* d);
 /* How a product of m x n is split over `parallel` threads: row tiles of tile_rows (a multiple of mr, at most mc
- * unless few_rows), column blocks of col_block (a multiple of align). */
+ * unless few_rows), column blocks of col_block (a multiple of align); `grain` is the tasks per chunk to hand
+ * mtk_parallel_for (all of them for parallel <= 1: a product too small to share never wakes the pool). */
 typedef struct {
-  int64_t tile_rows, tiles, col_block, col_blocks;
+  int64_t tile_rows, tiles, col_block, col_blocks, grain;
 } mtk_grid;
 void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t mr, int64_t align, int few_rows,
                    mtk_grid* g);

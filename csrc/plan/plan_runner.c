@@ -31,6 +31,9 @@ typedef struct {
   PyObject* target;         /* (owned) */
   uint64_t given;           /* c_call: the arguments whose slot this node reads last (given up) */
   PyArray_Descr* expected;  /* the output dtype (owned), or NULL when not checked */
+  Py_ssize_t n_out;         /* >0: the call returns a sequence of n_out outputs for the slots `outs` */
+  Py_ssize_t* outs;
+  PyArray_Descr** expecteds; /* their dtypes (owned; every one checked) */
   Py_ssize_t n_in;
   Py_ssize_t* in;           /* input slots */
   Py_ssize_t n_take;
@@ -54,6 +57,9 @@ static void free_steps(PlanObject* self) {
     Py_XDECREF(s->call);
     Py_XDECREF(s->target);
     Py_XDECREF(s->expected);
+    for (Py_ssize_t k = 0; k < s->n_out && s->expecteds != NULL; ++k) Py_XDECREF(s->expecteds[k]);
+    PyMem_Free(s->expecteds);
+    PyMem_Free(s->outs);
     PyMem_Free(s->in);
     PyMem_Free(s->take);
     PyMem_Free(s->drop);
@@ -93,7 +99,37 @@ static int slots(PyObject* seq, Py_ssize_t* count, Py_ssize_t** out) {
 
 /* Plan(steps): steps is a sequence of (call or None, expected numpy dtype or None, in_slots, take, out_slot, drop
  * [, (capsule, target) or None]); a (capsule, target) pair runs the capsule's DirectCall on target instead of
- * call. */
+ * call. A node of several outputs gives a tuple of out slots and a tuple of as many dtypes (its call returns a
+ * sequence of that length; no C entry point). */
+static int multi_outputs(Step* s, PyObject* out, PyObject* expected, PyObject* native) {
+  if (native != Py_None) {
+    PyErr_SetString(PyExc_ValueError, "a step of several outputs takes no C entry point");
+    return -1;
+  }
+  if (slots(out, &s->n_out, &s->outs) < 0) return -1;
+  PyObject* dtypes = PySequence_Fast(expected, "a step of several outputs needs a sequence of dtypes");
+  if (dtypes == NULL) return -1;
+  if (PySequence_Fast_GET_SIZE(dtypes) != s->n_out || s->n_out == 0) {
+    Py_DECREF(dtypes);
+    PyErr_SetString(PyExc_ValueError, "a step of several outputs needs one dtype per output slot");
+    return -1;
+  }
+  s->expecteds = (PyArray_Descr**)PyMem_Calloc((size_t)s->n_out, sizeof(PyArray_Descr*));
+  if (s->expecteds == NULL) {
+    Py_DECREF(dtypes);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t k = 0; k < s->n_out; ++k) {
+    if (!PyArray_DescrConverter(PySequence_Fast_GET_ITEM(dtypes, k), &s->expecteds[k])) {
+      Py_DECREF(dtypes);
+      return -1;
+    }
+  }
+  Py_DECREF(dtypes);
+  return 0;
+}
+
 static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
   PyObject* steps;
   static char* keywords[] = {"steps", NULL};
@@ -111,15 +147,26 @@ static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
   self->n = n;
   self->failed_at = -1;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *call, *expected, *in, *take, *drop, *native = Py_None;
-    Py_ssize_t out;
-    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "OOOOnO|O", &call, &expected, &in, &take, &out, &drop,
+    PyObject *call, *expected, *in, *take, *out, *drop, *native = Py_None;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "OOOOOO|O", &call, &expected, &in, &take, &out, &drop,
                           &native)) {
       Py_DECREF(fast);
       return -1;
     }
     Step* s = &self->steps[i];
-    s->out = out;
+    if (PyTuple_Check(out)) {
+      if (multi_outputs(s, out, expected, native) < 0) {
+        Py_DECREF(fast);
+        return -1;
+      }
+      expected = Py_None;
+    } else {
+      s->out = PyLong_AsSsize_t(out);
+      if (s->out == -1 && PyErr_Occurred()) {
+        Py_DECREF(fast);
+        return -1;
+      }
+    }
     if (slots(in, &s->n_in, &s->in) < 0 || slots(take, &s->n_take, &s->take) < 0 ||
         slots(drop, &s->n_drop, &s->drop) < 0) {
       Py_DECREF(fast);
@@ -216,8 +263,11 @@ static void settle_moved(const Step* s, PyObject* values, PyObject** moved, int 
 
 /* Run step `s` on `values` (of `size` slots): 0 when it ran, 1 when the executor must run it (not a direct call,
  * or its output has the wrong dtype: then nothing changed), -1 with an exception when its kernel failed. */
+static int run_multi(const Step* s, PyObject* values, Py_ssize_t size);
+
 static int run_step(const Step* s, PyObject* values, Py_ssize_t size) {
   if (!s->direct) return 1;
+  if (s->n_out > 0) return run_multi(s, values, size);
   PyObject* small[2 * SMALL];
   PyObject** argv = small; /* the arguments, then (C entry points) the values moved out of their slots */
   if (s->n_in > SMALL) {
@@ -273,6 +323,89 @@ static int run_step(const Step* s, PyObject* values, Py_ssize_t size) {
     if (set_slot(values, s->drop[k], Py_NewRef(Py_None)) < 0) return -1;
   }
   return 0;
+}
+
+/* A step of several outputs (a Python call returning a sequence): 0 when it ran, 1 when its result is not n_out
+ * arrays of the expected dtypes (nothing changed: the executor runs it again and reports), -1 on an exception. */
+static int run_multi(const Step* s, PyObject* values, Py_ssize_t size) {
+  PyObject* small[SMALL];
+  PyObject** argv = small;
+  if (s->n_in > SMALL) {
+    argv = (PyObject**)PyMem_Malloc(sizeof(PyObject*) * (size_t)s->n_in);
+    if (argv == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+  }
+  for (Py_ssize_t k = 0; k < s->n_in; ++k) {
+    Py_ssize_t slot = s->in[k];
+    if (slot < 0 || slot >= size) {
+      if (argv != small) PyMem_Free(argv);
+      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
+      return -1;
+    }
+    argv[k] = PyList_GET_ITEM(values, slot);
+  }
+  PyObject* result = PyObject_Vectorcall(s->call, argv, (size_t)s->n_in, NULL);
+  if (argv != small) PyMem_Free(argv);
+  if (result == NULL) return -1;
+  PyObject* seq = PySequence_Fast(result, "");
+  Py_DECREF(result);
+  if (seq == NULL) {
+    PyErr_Clear();
+    return 1;
+  }
+  if (PySequence_Fast_GET_SIZE(seq) != s->n_out) {
+    Py_DECREF(seq);
+    return 1;
+  }
+  PyObject* outs[SMALL];
+  PyObject** arrays = outs;
+  if (s->n_out > SMALL) {
+    arrays = (PyObject**)PyMem_Calloc((size_t)s->n_out, sizeof(PyObject*));
+    if (arrays == NULL) {
+      Py_DECREF(seq);
+      PyErr_NoMemory();
+      return -1;
+    }
+  }
+  int status = 0;
+  Py_ssize_t made = 0;
+  for (; made < s->n_out; ++made) {
+    PyObject* item = PySequence_Fast_GET_ITEM(seq, made);
+    PyObject* array = PyArray_CheckExact(item) ? Py_NewRef(item) : PyArray_FromAny(item, NULL, 0, 0, 0, NULL);
+    if (array == NULL) {
+      status = -1;
+      break;
+    }
+    arrays[made] = array;
+    PyArray_Descr* have = PyArray_DESCR((PyArrayObject*)array);
+    if (have != s->expecteds[made] && !PyArray_EquivTypes(have, s->expecteds[made])) {
+      status = 1;
+      ++made;
+      break;
+    }
+  }
+  Py_DECREF(seq);
+  if (status == 0) {
+    for (Py_ssize_t k = 0; k < s->n_take && status == 0; ++k) {
+      if (set_slot(values, s->take[k], Py_NewRef(Py_None)) < 0) status = -1;
+    }
+    for (Py_ssize_t k = 0; k < s->n_out; ++k) { /* set_slot steals each array, also on failure */
+      if (status == 0) {
+        if (set_slot(values, s->outs[k], arrays[k]) < 0) status = -1;
+      } else {
+        Py_DECREF(arrays[k]);
+      }
+    }
+    made = 0;
+    for (Py_ssize_t k = 0; k < s->n_drop && status == 0; ++k) {
+      if (set_slot(values, s->drop[k], Py_NewRef(Py_None)) < 0) status = -1;
+    }
+  }
+  for (Py_ssize_t k = 0; k < made; ++k) Py_DECREF(arrays[k]);
+  if (arrays != outs) PyMem_Free(arrays);
+  return status;
 }
 
 /* run(values, start) -> index of the first node not run here (len(steps) when all ran). */

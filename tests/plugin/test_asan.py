@@ -209,6 +209,22 @@ PLAN_DRIVER = textwrap.dedent(
         assert state == [2, 0], state
     else:
         raise AssertionError("the step's error did not propagate")
+    # Steps of several outputs: the stack and heap paths, a wrong dtype handed back, a failing call.
+    f32 = np.dtype(np.float32)
+    for count in (2, 12):
+        values = [np.arange(count, dtype=np.float32)] + [None] * count
+        outs = tuple(range(1, count + 1))
+        assert pr.Plan([(lambda v: list(v), (f32,) * count, (0,), (0,), outs, (1,), None)]).run(values, 0) == 1
+        assert values[0] is None and values[1] is None and float(values[count]) == count - 1
+        values = [np.arange(count, dtype=np.float32)] + [None] * count
+        wrong = lambda v: [x.astype(np.float64) for x in v]
+        assert pr.Plan([(wrong, (f32,) * count, (0,), (0,), outs, (), None)]).run(values, 0) == 0
+        try:
+            pr.Plan([(broken, (f32,) * count, (0, 0), (), outs, (), None)]).run(values, 0)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("the multi-output step's error did not propagate")
     # The executor's loops: a compiled v1 loop (tf.function) and the While kernel (lowering off), errors included.
     body = lambda i, acc: (i + 1, acc * 0.999 + 1.0)
     fn = tf.function(lambda n: tf.while_loop(lambda i, acc: i < n, body, [0, tf.constant(0.0)]))

@@ -211,6 +211,84 @@ def test_the_c_plan_loop_and_the_python_loop_agree_and_name_failing_nodes(fresh_
             run(failing)
 
 
+def test_kernels_of_several_outputs_run_in_the_c_plan_loop(fresh_devices) -> None:
+    """Split, SplitV, Unique and TopKV2 (numpy kernels of several outputs) are called by the C plan loop without a
+    kernel context; results equal the Python loop's, and a wrong output count or dtype is still the executor's."""
+    x = np.float32([[3, 1, 2, 1], [0, 5, 5, 4]])
+    g = graph(
+        const("x", x),
+        const("axis", np.int32(1)),
+        const("sizes", np.int32([1, 3])),
+        const("k", np.int32(2)),
+        const("flat_shape", np.int32([-1])),
+        node("Split", "split", "axis", "x", T=F32, num_split=2),
+        node("SplitV", "splitv", "x", "sizes", "axis", T=F32, Tlen=dtypes.int32, num_split=2),
+        node("TopKV2", "top", "x", "k", T=F32, sorted=True),
+        node("Reshape", "flat", "x", "flat_shape", T=F32, Tshape=dtypes.int32),
+        node("Unique", "unique", "flat", T=F32, out_idx=dtypes.int32),
+        node("AddV2", "sum", "split", "split:1", T=F32),
+        fetch("s0", "sum"),
+        fetch("v1", "splitv:1"),
+        fetch("t0", "top"),
+        fetch("t1", "top:1", dtypes.int32),
+        fetch("u0", "unique"),
+        fetch("u1", "unique:1", dtypes.int32),
+    )
+    executor = Executor(g, cpu())
+    multi = [item.name for item in executor._items if item.multi is not None]
+    assert sorted(multi) == ["split", "splitv", "top", "unique"]
+    values, position, handed_back = [None] * executor._num_slots, 0, []
+    while position < len(executor._plan):
+        position = executor._fast_plan.run(values, position)
+        if position < len(executor._plan):
+            handed_back.append(executor._plan[position][1].node.op)
+            position += 1
+    assert set(handed_back) == {"_Send"}  # only the fetches go back to the executor
+    with_c = run(executor)
+    executor._fast_plan = None
+    in_python = run(executor)
+    for name, value in in_python.items():
+        np.testing.assert_array_equal(with_c[name], value)
+    np.testing.assert_array_equal(with_c["s0"], x[:, :2] + x[:, 2:])
+    np.testing.assert_array_equal(with_c["v1"], x[:, 1:])
+    np.testing.assert_array_equal(with_c["t0"], [[3, 2], [5, 5]])
+    np.testing.assert_array_equal(with_c["t1"], [[0, 2], [1, 2]])
+    np.testing.assert_array_equal(with_c["u0"], [3, 1, 2, 0, 5, 4])
+    assert with_c["u1"].dtype == np.int32
+
+
+def test_the_c_plan_hands_back_a_multi_output_call_with_the_wrong_count_or_dtype() -> None:
+    pr = _plan_runner()
+    f32 = np.dtype(np.float32)
+
+    def halves(v):
+        return np.split(v, 2)
+
+    values = [np.float32([1, 2, 3, 4]), None, None]
+    assert pr.Plan([(halves, (f32, f32), (0,), (0,), (1, 2), (), None)]).run(values, 0) == 1
+    assert values[0] is None and list(values[1]) == [1, 2] and list(values[2]) == [3, 4]
+    for wrong in (lambda v: [v], lambda v: [v, v.astype(np.int32)], lambda v: 7):
+        values = [np.float32([1, 2]), None, None]
+        assert pr.Plan([(wrong, (f32, f32), (0,), (0,), (1, 2), (), None)]).run(values, 0) == 0  # handed back
+        assert values[0] is not None and values[1] is None and values[2] is None  # nothing changed
+    many = 12  # more outputs than the plan keeps on its stack
+    values = [np.arange(many, dtype=np.float32)] + [None] * many
+    plan = pr.Plan([(lambda v: list(v), (f32,) * many, (0,), (), tuple(range(1, many + 1)), (3,), None)])
+    assert plan.run(values, 0) == 1
+    assert [float(v) for v in values[1:3]] == [0, 1] and values[3] is None and float(values[many]) == many - 1
+
+    def broken(v):
+        raise ValueError("broken split")
+
+    failing = pr.Plan([(broken, (f32, f32), (0,), (0,), (1, 2), (), None)])
+    values = [np.float32([1, 2]), None, None]
+    with pytest.raises(ValueError, match="broken split"):
+        failing.run(values, 0)
+    assert failing.failed_at == 0 and values[0] is not None
+    with pytest.raises(ValueError, match="one dtype per output"):
+        pr.Plan([(halves, (f32,), (0,), (), (1, 2), (), None)])
+
+
 def test_edge_dtype_mismatch_is_tensorflows_error(fresh_devices) -> None:
     g = graph(const("x", np.float32(1)), node("Neg", "y", "x", T=dtypes.int32))
     with pytest.raises(errors.InvalidArgumentError) as info:
@@ -377,6 +455,44 @@ def _counter_plan(fail_at: int | None = None):
 
     values = [np.array(0, np.int32), np.array(0, np.int64), np.array(10, np.int32), np.array(1, np.int32)] + [None] * 3
     return plan, values, run_step, seen
+
+
+@pytest.mark.parametrize("in_c", [True, False], ids=["c", "python"])
+def test_a_loop_plan_aliases_identities_of_any_value_and_drops_no_ops(in_c: bool) -> None:
+    """An Identity step of a non-array value (a TensorList, a resource) aliases its input slot like any Identity,
+    and a NoOp (it only orders control edges, which the steps' order already does) is not a step at all."""
+    from modtensor.kernels.cpu import elementwise
+    from modtensor.runtime.kernels.functional import to_bool
+    from modtensor.runtime.kernels.plumbing import IdentityKernel, NoOpKernel
+    from modtensor.runtime.loop_plan import LoopPlan, LoopStep
+
+    pr = _plan_runner()
+    add = pr.ScalarOp(pr.SCALAR_OPS["add"], elementwise.add)
+    left, inc, append = _FakeItem("left", None), _FakeItem("inc", elementwise.add, (pr.SCALAR_CALL, add)), _FakeItem(
+        "append", None)  # fmt: skip
+    ident = _FakeItem("ident", None, num_inputs=1)
+    ident.kernel = IdentityKernel.__new__(IdentityKernel)
+    no_op = _FakeItem("no_op", None, num_inputs=0)
+    no_op.kernel = NoOpKernel.__new__(NoOpKernel)
+    # slots: 0 i, 1 a Python list, 2 n, 3 one, 4 n - i, 5 i + 1, 6 the list through Identity, 7 the list appended to
+    head = [LoopStep(left, (2, 0), (4,))]
+    body = [LoopStep(no_op, (), ()), LoopStep(ident, (1,), (6,)), LoopStep(inc, (0, 3), (5,)),
+            LoopStep(append, (6, 0), (7,))]  # fmt: skip
+    plan = LoopPlan(8, head, body, 4, [(0, 5), (1, 7)], results=(0, 1))
+    assert [step.item.name for step in plan.steps] == ["left", "inc", "append"] and plan.aliases == {6: 1}
+    if not in_c:
+        plan._fast = None
+
+    def run_step(step, inputs, iteration):
+        if step.item.name == "left":
+            return [np.asarray(inputs[0] - inputs[1])]
+        if step.item.name == "inc":  # the Python loop hands the scalar op back too
+            return [np.asarray(inputs[0] + inputs[1])]
+        return [[*inputs[0], int(inputs[1])]]
+
+    values = [np.array(0, np.int32), [], np.array(4, np.int32), np.array(1, np.int32)] + [None] * 4
+    assert plan.run(values, None, run_step, to_bool) == 4
+    assert values[1] == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("in_c", [True, False], ids=["c", "python"])

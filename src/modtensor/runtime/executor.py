@@ -180,6 +180,7 @@ class _NodeItem:
         "kernel",
         "kind",
         "loop",
+        "multi",
         "ctrl",
         "edges",
         "frame_plain",
@@ -207,6 +208,9 @@ class _NodeItem:
         self.plan_call: tuple[Callable[..., Any], Any] | None = None
         # The C entry point (capsule, target) the C plan loops call for this node (see ``direct_call``), or None.
         self.native: tuple[Any, Any] | None = None
+        # A kernel of several outputs (or a list output) the C plan loops may call without a context:
+        # (``call(*inputs) -> sequence of outputs``, their numpy dtypes), or None. The other paths use a context.
+        self.multi: tuple[Callable[..., Any], tuple[np.dtype, ...]] | None = None
         self.kind = _CONTEXT
         self.expected: np.dtype | None = None
         self.num_inputs = 0
@@ -513,6 +517,11 @@ class Executor:
         call = prepare() if prepare is not None else None
         if call is None:
             item.kind = _CONTEXT
+            multi = getattr(kernel, "prepared_multi_call", None) if direct else None
+            expected = kernel._expected_np
+            if multi is not None and expected and all(e is not None for e in expected):
+                found = multi()
+                item.multi = (found, expected) if found is not None else None
             plan_call = getattr(kernel, "plan_call", None) if self.device.is_host else None
             item.plan_call = plan_call() if plan_call is not None else None
             if item.plan_call is not None:
@@ -1659,6 +1668,9 @@ def _fast_plan(plan: list[tuple]) -> Any:
         return None
     steps = []
     for kind, item, call, _first, _second, in_slots, take, start, stop, drop in plan:
+        if kind == _CONTEXT and item.multi is not None and len(item.multi[1]) == stop - start:
+            steps.append((item.multi[0], item.multi[1], in_slots, take, tuple(range(start, stop)), drop, None))
+            continue
         direct = call if kind <= _CALLN and stop - start == 1 else None
         native = item.native if direct is not None else None
         steps.append((direct, item.expected, in_slots, take, start, drop, native))

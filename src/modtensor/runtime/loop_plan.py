@@ -68,9 +68,19 @@ def _runner() -> Any:
 
 
 def _is_identity(item: Any) -> bool:
-    from modtensor.runtime.kernels.plumbing import _pass_through
+    """An Identity step: its output slot can alias its input's (any value type: arrays, lists, resources)."""
+    from modtensor.runtime.kernels.plumbing import IdentityKernel, _pass_through
 
-    return getattr(item, "call", None) is _pass_through and item.num_inputs == 1
+    if getattr(item, "num_inputs", None) != 1:
+        return False
+    return getattr(item, "call", None) is _pass_through or type(getattr(item, "kernel", None)) is IdentityKernel
+
+
+def _is_no_op(item: Any) -> bool:
+    """A NoOp step: it only orders its control outputs, which the steps' order already does."""
+    from modtensor.runtime.kernels.plumbing import NoOpKernel
+
+    return type(getattr(item, "kernel", None)) is NoOpKernel
 
 
 def _constant(item: Any) -> Callable[[], Any] | None:
@@ -112,6 +122,8 @@ class LoopPlan:
                 inputs = tuple(resolve(s) for s in step.inputs)
                 if _is_identity(step.item) and len(step.outputs) == 1:
                     alias[step.outputs[0]] = inputs[0]
+                    continue
+                if _is_no_op(step.item) and not step.outputs:
                     continue
                 constant = _constant(step.item)
                 if constant is not None and len(step.outputs) == 1:
@@ -155,6 +167,10 @@ class LoopPlan:
             return None
         rows = []
         for step, take, drop in zip(self.steps, self._takes, self._drops, strict=True):
+            multi = getattr(step.item, "multi", None)
+            if multi is not None and len(multi[1]) == len(step.outputs):
+                rows.append((multi[0], multi[1], step.inputs, take, tuple(step.outputs), drop, None))
+                continue
             direct = step.item.direct_call() if len(step.outputs) == 1 else None
             if direct is None:
                 rows.append((None, None, step.inputs, take, -1, drop, None))

@@ -536,6 +536,16 @@ class FunctionKernel(OpKernel):
         output dtype itself; the result may be a numpy scalar (wrap it with ``np.asarray``)."""
         if self._groups is not None or not self._single:
             return None
+        return self._bound()
+
+    def prepared_multi_call(self) -> Callable[..., Any] | None:
+        """Like ``prepared_call`` for an op of several outputs (or a list output) and no list inputs:
+        ``call(*inputs) -> sequence of outputs``, one per output of this node; else None."""
+        if self._groups is not None or self._single:
+            return None
+        return self._bound()
+
+    def _bound(self) -> Callable[..., Any]:
         # Attrs equal to the function's own defaults need not be passed: keyword binding costs per call.
         defaults = _defaults(self.fn)
         kwargs = {
