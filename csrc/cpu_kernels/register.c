@@ -20,5 +20,6 @@ MTK_EXPORT void TF_InitKernel(void) {
   if (TF_GetCode(s) == TF_OK) mtk_register_image(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_select(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_layer_norm(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_random(s);
   TF_DeleteStatus(s);
 }

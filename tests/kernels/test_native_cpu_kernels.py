@@ -13,6 +13,7 @@ and two threads.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -952,3 +953,47 @@ def test_layer_norm_errors_match_numpy(case: tuple) -> None:
         run_kernel("_MklLayerNorm", [x, scale, offset])
     assert want.value.message.startswith(text)
     assert_same_message(got.value, want.value)
+
+
+# ---------------------------------------------------------------- random streams (random.c)
+
+RANDOM_STREAMS = GOLDEN.parent / "random_streams"
+RANDOM_CASES = json.loads((RANDOM_STREAMS / "index.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", RANDOM_CASES, ids=lambda c: c["name"])
+def test_random_kernels_continue_tensorflows_stream_bit_for_bit(case: dict) -> None:
+    """One kernel's consecutive calls (tools/make_golden_random_streams.py: a TF Session's runs of one node) give
+    TF's bits, Box-Muller normals included (the numpy kernel's float32 normals differ from TF's in the last bit)."""
+    meta = json.loads((RANDOM_STREAMS / "index.json").read_text())
+    dtype = np.dtype(case["dtype"])
+    node = _node(case["op"], 1, {"dtype": dtype, "T": np.int32, "seed": case["seed"], "seed2": case["seed2"]})
+    kernel = create_kernel(node, global_registry().get(case["op"]).op_def, device_factory.get_device("CPU:0"))
+    assert isinstance(kernel, NativeKernel)
+    with np.load(RANDOM_STREAMS / "streams.npz") as data:
+        for call, dims in enumerate(meta["shapes"]):
+            (got,) = kernel.run(OpKernelContext(kernel, [np.int32(dims)]))
+            want = data[f"{case['name']}/call{call}"]
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), f"{case['name']} call {call}"
+
+
+def test_random_kernels_check_the_shape_and_leave_half_types_to_numpy() -> None:
+    node = _node("RandomUniform", 1, {"dtype": np.float32, "T": np.int64, "seed": 1, "seed2": 2})
+    kernel = create_kernel(node, global_registry().get("RandomUniform").op_def, device_factory.get_device("CPU:0"))
+    (wide,) = kernel.run(OpKernelContext(kernel, [np.int64([2, 3])]))
+    assert wide.shape == (2, 3) and wide.dtype == np.float32 and ((wide >= 0) & (wide < 1)).all()
+    for bad, message in ((np.int64([[2]]), "shape must be a vector of {int32,int64}, got shape [1,1]"),
+                         (np.int64([2, -1]), "Dimension -1 must be >= 0")):  # fmt: skip
+        with pytest.raises(errors.InvalidArgumentError, match=re.escape(message)):
+            kernel.run(OpKernelContext(kernel, [bad]))
+    half = _node("RandomStandardNormal", 1, {"dtype": np.float16, "T": np.int32, "seed": 1, "seed2": 2})
+    numpy_kernel = create_kernel(half, global_registry().get("RandomStandardNormal").op_def,
+                                 device_factory.get_device("CPU:0"))  # fmt: skip
+    assert not isinstance(numpy_kernel, NativeKernel)
+    fresh = [_node("RandomUniform", 1, {"dtype": np.float64, "T": np.int32, "seed": 0, "seed2": 0}) for _ in range(2)]
+    draws = []
+    for node in fresh:  # seeds 0, 0: each kernel draws its own seeds (TF's nondeterministic default)
+        k = create_kernel(node, global_registry().get("RandomUniform").op_def, device_factory.get_device("CPU:0"))
+        draws.append(k.run(OpKernelContext(k, [np.int32([64])]))[0])
+    assert not np.array_equal(draws[0], draws[1])

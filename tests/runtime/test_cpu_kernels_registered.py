@@ -84,12 +84,14 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
     registry = global_kernel_registry()
     # (_MklLayerNorm's OpDef allows no float64: TF's; its numpy kernel serves half types, checked elsewhere)
     fused = {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm"}
+    random = {"RandomStandardNormal", "RandomUniform"}  # their type attr is dtype; float64 is native too
     for op in sorted(NATIVE_FALLBACK_OPS - fused):
+        attr = "dtype" if op in random else "T"
         node = node_def_pb2.NodeDef(name="n", op=op)
-        node.attr["T"].type = dtypes.float32.as_datatype_enum
+        node.attr[attr].type = dtypes.float32.as_datatype_enum
         node_def_lib.add_default_attrs(node, op_def(op))
         assert isinstance(registry.find_kernel(node, op_def(op), "CPU").factory, NativeKernelSpec), op
-        node.attr["T"].type = dtypes.float64.as_datatype_enum
+        node.attr[attr].type = (dtypes.float16 if op in random else dtypes.float64).as_datatype_enum
         assert registry.find_kernel(node, op_def(op), "CPU").source == SOURCE, op
 
 
