@@ -48,3 +48,21 @@ def test_framework_ops_grappler_runtime_kernels_import_only_downward() -> None:
 def test_the_check_sees_a_lazy_upward_import() -> None:
     tree = ast.parse("def f():\n    from modtensor.kernels.cpu.registrations import register_cpu_kernels\n")
     assert _modtensor_imports(tree) == [(2, "modtensor.kernels.cpu.registrations")]
+
+
+def test_only_the_plugin_layer_binds_c_libraries() -> None:
+    """ARCHITECTURE.md's C-ABI rule: ctypes (and the bridge extension) appear only under ``plugin/``; the runtime
+    reaches a native library through interfaces the plugin layer fills (e.g. ``runtime/intra_op.NativePool``)."""
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        if relative.parts[0] == "plugin":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            bad += [f"{relative}:{node.lineno} imports {n}" for n in names if n.split(".")[0] == "ctypes"]
+    assert bad == []

@@ -145,10 +145,10 @@ def discover_plugins() -> list[PluginRecord]:
             records = []
             builtin = native_cpu_kernels_library()
             if builtin is not None:
-                from modtensor.runtime import intra_op
+                from modtensor.plugin.native.cpu_kernels_library import attach_cpu_kernels_library
 
                 records.append(load_native_library(builtin, origin=BUILTIN_ORIGIN, raise_errors=False))
-                intra_op.attach_native_library(builtin)
+                attach_cpu_kernels_library(builtin)
             if plugins_disabled():
                 return records
             from modtensor.plugin.python_plugins import load_entry_point_plugins

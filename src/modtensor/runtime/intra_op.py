@@ -1,61 +1,70 @@
-"""The intra-op thread setting applied to the native CPU kernel library's thread pool.
+"""The intra-op thread setting applied to the native CPU kernels' thread pool.
 
-The library (``modtensor/lib/libmodtensor_cpu_kernels.so``) keeps one pool for all of its
-kernels and sets the process's BLAS (numpy's, which the numpy fallback kernels use) to one
-thread, so one number, ``tf.config.threading.set_intra_op_parallelism_threads``, bounds the
-threads every kernel uses. Discovery calls ``attach_native_library`` after loading the library; later changes of
+The native CPU kernel library keeps one pool for all of its kernels and sets the process's
+BLAS (numpy's, which the numpy fallback kernels use) to one thread, so one number,
+``tf.config.threading.set_intra_op_parallelism_threads``, bounds the threads every kernel uses.
+The runtime knows the pool only through the small ``NativePool`` interface: the plugin layer binds
+the loaded library (``plugin/native/cpu_kernels_library.py``) and attaches it here; later changes of
 the setting are pushed to it at once.
 """
 
 from __future__ import annotations
 
-import ctypes
 import threading
-from pathlib import Path
+from typing import Protocol
 
 from modtensor.runtime import context
 
-__all__ = ["attach_native_library", "force_generic_gemm", "native_gemm", "native_threads"]
+__all__ = ["NativePool", "attach_native_pool", "force_generic_gemm", "native_gemm", "native_threads"]
+
+
+class NativePool(Protocol):
+    """What the runtime asks of the native kernels' pool."""
+
+    def set_num_threads(self, num_threads: int) -> None:
+        """Use ``num_threads`` threads (0: every core)."""
+
+    def num_threads(self) -> int:
+        """The threads in use now."""
+
+    def gemm(self) -> str:
+        """The GEMM micro-kernel in use ("avx512", "avx2", "generic")."""
+
+    def force_generic_gemm(self, on: bool) -> None:
+        """Use the portable micro-kernel instead of the CPU's best (tests of that path)."""
+
 
 _lock = threading.Lock()
-_library: ctypes.CDLL | None = None
+_pool: NativePool | None = None
 
 
 def _apply(which: str, num_threads: int) -> None:
-    if which == "intra_op" and _library is not None:
-        _library.modtensor_cpu_kernels_set_num_threads(ctypes.c_int(num_threads))
+    if which == "intra_op" and _pool is not None:
+        _pool.set_num_threads(num_threads)
 
 
-def attach_native_library(path: Path | str) -> None:
-    """Bind the loaded native kernel library and give it the current intra-op setting."""
-    global _library
+def attach_native_pool(pool: NativePool) -> None:
+    """Make ``pool`` follow the intra-op setting (the first pool attached stays; later ones are ignored)."""
+    global _pool
     with _lock:
-        if _library is not None:
+        if _pool is not None:
             return
-        try:
-            library = ctypes.CDLL(str(path))
-            library.modtensor_cpu_kernels_set_num_threads.argtypes = [ctypes.c_int]
-            library.modtensor_cpu_kernels_get_num_threads.restype = ctypes.c_int
-            library.modtensor_cpu_kernels_gemm.restype = ctypes.c_char_p
-            library.modtensor_cpu_kernels_force_generic_gemm.argtypes = [ctypes.c_int]
-        except (OSError, AttributeError):
-            return
-        _library = library
+        _pool = pool
         context.add_threading_listener(_apply)
     _apply("intra_op", context.intra_op_parallelism_threads())
 
 
 def native_threads() -> int | None:
     """Threads the native kernels use now (the setting, or every core for 0); None without the library."""
-    return None if _library is None else int(_library.modtensor_cpu_kernels_get_num_threads())
+    return None if _pool is None else _pool.num_threads()
 
 
 def native_gemm() -> str | None:
     """The GEMM micro-kernel the native kernels use ("avx512", "avx2", "generic"); None without the library."""
-    return None if _library is None else _library.modtensor_cpu_kernels_gemm().decode()
+    return None if _pool is None else _pool.gemm()
 
 
 def force_generic_gemm(on: bool) -> None:
     """Make the native kernels use the portable micro-kernel instead of the CPU's best (tests of that path)."""
-    if _library is not None:
-        _library.modtensor_cpu_kernels_force_generic_gemm(1 if on else 0)
+    if _pool is not None:
+        _pool.force_generic_gemm(on)
