@@ -148,6 +148,21 @@ CASES: list[tuple[str, str, str]] = [
     ("breadth_image_resize_int", "tf.image.resize(tf.ones([1, 2, 2, 1], tf.int32), [3, 3])", "e"),
     ("breadth_image_resize_aspect", f"tf.image.resize({IMG}, [8, 6], preserve_aspect_ratio=True)", "e"),
     ("breadth_image_resize_bad_rank", "tf.image.resize(tf.ones([2, 2]), [3, 3])", "ge"),
+    # TF 1's spellings (tf.compat.v1.image): align_corners, no half-pixel centers by default
+    ("breadth_v1_resize_bilinear", f"tf.compat.v1.image.resize_bilinear({IMG}, [6, 3])", "ge"),
+    ("breadth_v1_resize_bilinear_ac", f"tf.compat.v1.image.resize_bilinear({IMG}, [7, 5], align_corners=True)", "ge"),
+    ("breadth_v1_resize_bilinear_hpc",
+     f"tf.compat.v1.image.resize_bilinear({IMG}, [6, 3], half_pixel_centers=True)", "e"),
+    ("breadth_v1_resize_nearest", f"tf.compat.v1.image.resize_nearest_neighbor({IMG}, [3, 7])", "ge"),
+    ("breadth_v1_resize_bicubic", f"tf.compat.v1.image.resize_bicubic({IMG}, [5, 5], align_corners=True)", "e"),
+    ("breadth_v1_resize_area", f"tf.compat.v1.image.resize_area({IMG}, [3, 3])", "e"),
+    ("breadth_v1_resize_images", "tf.compat.v1.image.resize_images(tf.reshape(tf.range(8.0), [2, 2, 2]), [3, 3])",
+     "ge"),
+    ("breadth_v1_resize_images_method",
+     f"tf.compat.v1.image.resize_images({IMG}, [3, 2], method=tf.compat.v1.image.ResizeMethod.NEAREST_NEIGHBOR,"
+     " align_corners=True)", "e"),
+    ("breadth_v1_resize_int", "tf.compat.v1.image.resize(tf.ones([1, 2, 2, 1], tf.int32), [3, 3], method=2)", "e"),
+    ("breadth_v1_resize_bad_method", f"tf.compat.v1.image.resize_images({IMG}, [3, 3], method=7)", "e"),
     # ------------------------------------------------------------------ tf.nn
     ("breadth_nn_moments", f"tf.nn.moments({R}, axes=[0])", "ge"),
     ("breadth_nn_moments_keepdims", f"tf.nn.moments({R}, axes=[0, 1], keepdims=True)", "e"),

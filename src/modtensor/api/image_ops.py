@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from modtensor.api import array_ops
@@ -54,35 +55,43 @@ def resize(
 ) -> Tensor:
     """Images (``[b, h, w, c]`` or ``[h, w, c]``) resized to ``size`` by ``method``; float32 except nearest."""
     with op_scope(name, "resize", [images, size]):
-        images = convert_to_tensor(images, name="images")
-        rank = images.shape.rank
-        if rank is None:
-            raise ValueError("'images' contains no shape.")
-        is_batch = rank == 4
-        if rank == 3:
-            images = array_ops.expand_dims(images, 0)
-        elif rank != 4:
-            raise ValueError("'images' must have either 3 or 4 dimensions.")
-        try:
-            size = convert_to_tensor(size, dtypes.int32, name="size")
-        except (TypeError, ValueError):
-            raise ValueError("'size' must be a 1-D int32 Tensor") from None
-        if not size.shape.is_compatible_with([2]):
-            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
-        if preserve_aspect_ratio:
-            shape = array_ops.shape(images)
-            height, width = math.cast(shape[1], dtypes.float32), math.cast(shape[2], dtypes.float32)
-            factor = math.minimum(
-                math.cast(size[0], dtypes.float32) / height, math.cast(size[1], dtypes.float32) / width
-            )
-            new_h = math.cast(math.round(factor * height), dtypes.int32)
-            new_w = math.cast(math.round(factor * width), dtypes.int32)
-            size = convert_to_tensor([new_h, new_w], dtypes.int32, name="size")
-        resized = _resize(images, size, method, antialias)
-        if isinstance(resized, SymbolicTensor):
-            static = constant_value(size)
-            dims = [None, None] if static is None else [int(v) for v in static]
-            resized.set_shape([None, *dims, None])
-        if not is_batch:
-            resized = array_ops.squeeze(resized, axis=[0])
-        return resized
+        return resize_images_common(images, size, preserve_aspect_ratio, lambda x, s: _resize(x, s, method, antialias))
+
+
+def resize_images_common(
+    images: Any, size: Any, preserve_aspect_ratio: bool, resize_4d: Callable[[Tensor, Tensor], Tensor]
+) -> Tensor:
+    """The frame every resize spelling shares (TF's ``_resize_images_common``): 3-D images as a batch of one,
+    ``size`` checked (or fitted to the aspect ratio), ``resize_4d(images, size)`` run, the static shape set."""
+    images = convert_to_tensor(images, name="images")
+    rank = images.shape.rank
+    if rank is None:
+        raise ValueError("'images' contains no shape.")
+    is_batch = rank == 4
+    if rank == 3:
+        images = array_ops.expand_dims(images, 0)
+    elif rank != 4:
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    try:
+        size = convert_to_tensor(size, dtypes.int32, name="size")
+    except (TypeError, ValueError):
+        raise ValueError("'size' must be a 1-D int32 Tensor") from None
+    if not size.shape.is_compatible_with([2]):
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    if preserve_aspect_ratio:
+        shape = array_ops.shape(images)
+        height, width = math.cast(shape[1], dtypes.float32), math.cast(shape[2], dtypes.float32)
+        factor = math.minimum(
+            math.cast(size[0], dtypes.float32) / height, math.cast(size[1], dtypes.float32) / width
+        )
+        new_h = math.cast(math.round(factor * height), dtypes.int32)
+        new_w = math.cast(math.round(factor * width), dtypes.int32)
+        size = convert_to_tensor([new_h, new_w], dtypes.int32, name="size")
+    resized = resize_4d(images, size)
+    if isinstance(resized, SymbolicTensor):
+        static = constant_value(size)
+        dims = [None, None] if static is None else [int(v) for v in static]
+        resized.set_shape([None, *dims, None])
+    if not is_batch:
+        resized = array_ops.squeeze(resized, axis=[0])
+    return resized

@@ -182,6 +182,8 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module("modtensor.api.variables_v1"), name)
     if name == "train":
         return importlib.import_module("modtensor.compat.v1_train")
+    if name == "image":
+        return importlib.import_module("modtensor.compat.v1_image")
     if name in _V1_CONTROL_FLOW:
         module, attr = _V1_CONTROL_FLOW[name]
         return getattr(importlib.import_module(module), attr)
