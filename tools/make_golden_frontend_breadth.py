@@ -81,6 +81,8 @@ CASES: list[tuple[str, str, str]] = [
     ("breadth_split_bad", "tf.split(tf.range(5), 2)", "ge"),
     ("breadth_unique", "tf.unique(tf.constant([4, 1, 4, 2, 1]))", "ge"),
     ("breadth_unique_int64", "tf.unique(tf.constant([2.5, 1.0, 2.5]), out_idx=tf.int64)", "ge"),
+    ("breadth_unique_nan", "tf.unique(tf.constant([1.0, float('nan'), 2.0, float('nan'), 1.0, -0.0, 0.0]))", "ge"),
+    ("breadth_unique_bool", "tf.unique(tf.constant([True, False, True, True]))", "e"),
     # ------------------------------------------------------------------ sort, top_k, scans, segments
     ("breadth_top_k", "tf.math.top_k(tf.constant([[1.0, 5.0, 3.0, 5.0]]), k=2)", "ge"),
     ("breadth_nn_top_k", "tf.nn.top_k(tf.constant([3, 1, 2]), 3, sorted=True)", "ge"),

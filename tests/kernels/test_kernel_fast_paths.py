@@ -74,3 +74,19 @@ def test_quiet_state_is_scoped() -> None:
         with pytest.raises(RuntimeWarning):
             np.array([1e38], np.float32) * np.float32(10)  # the caller's state is back
         assert ignoring_fp_errors(lambda a: a * np.float32(10))(np.array([1e38], np.float32))[0] == np.inf
+
+
+@pytest.mark.parametrize("tail", [(), (1,), (3,), (2, 0), (2, 3)])
+@pytest.mark.parametrize("ufunc", [np.add, np.maximum, np.multiply])
+def test_at_rows_equals_ufunc_at_bit_for_bit(tail: tuple[int, ...], ufunc: np.ufunc) -> None:
+    """The 1-D fast path combines each output element's inputs in data order, as ufunc.at over rows does."""
+    from modtensor.kernels.cpu.row_updates import at_rows
+
+    rng = np.random.default_rng(len(tail))
+    rows = rng.integers(0, 4, 50)  # duplicates: every output row is hit many times
+    values = rng.standard_normal((50, *tail)).astype(np.float32)
+    want = np.ones((4, *tail), np.float32)
+    ufunc.at(want, rows, values)
+    got = np.ones((4, *tail), np.float32)
+    at_rows(ufunc, got, rows, values)
+    assert got.tobytes() == want.tobytes()

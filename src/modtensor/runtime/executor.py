@@ -232,7 +232,7 @@ class _NodeItem:
         self.edges: tuple[tuple[_NodeItem, int, int, int], ...] = ()
         self.ctrl: tuple[tuple[_NodeItem, int], ...] = ()
         self.frame = ""
-        # CPU seconds per call (exponential average of the first _COST_SAMPLES runs); None until measured. Cheap op
+        # CPU seconds per call (the least of the first _COST_SAMPLES runs); None until measured. Cheap op
         # types start cheap and are never measured.
         self.cost: float | None = 0.0 if op in _CHEAP_OPS else None
         self.cost_samples = _COST_SAMPLES if op in _CHEAP_OPS else 0
@@ -1731,9 +1731,11 @@ def _is_expensive(item: _NodeItem) -> bool:
 
 
 def _learn_cost(item: _NodeItem, seconds: float) -> None:
-    """Keep an average of the kernel's first runs' CPU time, so cheap kernels stop going to the pool."""
+    """Keep the least CPU time of the kernel's first runs, so cheap kernels stop going to the pool. The least, not
+    an average: a first run pays one-time work (numpy's lazy setup, packing constant weights, cold caches) and any
+    run can be stretched by preemption, neither of which the next runs repeat."""
     cost = item.cost
-    item.cost = seconds if cost is None else 0.5 * cost + 0.5 * seconds
+    item.cost = seconds if cost is None else min(cost, seconds)
     item.cost_samples += 1
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.row_updates import at_rows
 
 
 def _ints(x: Any) -> list[int]:
@@ -25,18 +26,20 @@ def _index_str(index: np.ndarray) -> str:
 def _flat_indices(indices: np.ndarray, shape: tuple[int, ...], what: str) -> tuple[np.ndarray, int]:
     """indices ``[..., r]`` as row-major offsets into the first r dims of ``shape``; TF's error for a bad one."""
     r = indices.shape[-1]
-    flat = indices.reshape(-1, r).astype(np.int64)
+    flat = indices.reshape(-1, r).astype(np.int64, copy=False)
     bounds = np.asarray(shape[:r], dtype=np.int64)
-    bad = np.nonzero(np.any((flat < 0) | (flat >= bounds), axis=1))[0]
-    if bad.size:
-        i = int(bad[0])
+    outside = (flat < 0) | (flat >= bounds)
+    if outside.any():
+        i = int(np.nonzero(outside.any(axis=1))[0][0])
         position = np.unravel_index(i, indices.shape[:-1]) if indices.ndim > 1 else ()
         where = ",".join(str(int(p)) for p in position)
         raise invalid_argument(
             f"indices[{where}] = [{_index_str(flat[i])}] does not index into {what} {shape_str(shape)}"
         )
-    offsets = np.ravel_multi_index(tuple(flat.T), shape[:r]) if r else np.zeros(len(flat), np.int64)
-    return offsets, r
+    if r == 0:
+        return np.zeros(len(flat), np.int64), r
+    strides = np.cumprod((*shape[1:r], 1)[::-1], dtype=np.int64)[::-1]  # row-major strides of the first r dims
+    return (flat[:, 0] if r == 1 else flat @ strides), r
 
 
 def gather_nd(params: np.ndarray, indices: np.ndarray, bad_indices_policy: Any = "") -> np.ndarray:
@@ -81,7 +84,7 @@ def _scatter(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray, add: 
     target = out.reshape(-1, *out.shape[r:])
     values = updates.reshape(len(offsets), *out.shape[r:])
     if add:
-        np.add.at(target, offsets, values)
+        at_rows(np.add, target, offsets, np.ascontiguousarray(values))
     else:
         target[offsets] = values  # numpy assigns in order: a later duplicate wins, as TF's CPU loop
     return out

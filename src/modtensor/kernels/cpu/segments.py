@@ -15,6 +15,7 @@ import numpy as np
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
 from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors
 from modtensor.kernels.cpu.precision import HALF_TYPES
+from modtensor.kernels.cpu.row_updates import at_rows
 
 
 def _lowest(dtype: np.dtype) -> Any:
@@ -40,7 +41,7 @@ def _reduce_into(kind: str, data: np.ndarray, ids: np.ndarray, rows: int, empty:
         flat, flat_ids = flat[keep], flat_ids[keep]
     identity = {"sum": 0, "prod": 1, "max": _lowest(work.dtype), "min": _highest(work.dtype)}[kind]
     out = np.full((rows, *tail), identity, dtype=work.dtype)
-    _UFUNCS[kind].at(out, flat_ids, flat)
+    at_rows(_UFUNCS[kind], out, flat_ids, np.ascontiguousarray(flat))
     if empty == "zero" and kind in ("max", "min"):
         counts = np.bincount(flat_ids, minlength=rows)
         out[counts == 0] = 0

@@ -1,7 +1,7 @@
 """Ordering kernels with TensorFlow's semantics: TopKV2, Unique, and ClipByValue.
 
 TopKV2 returns the k largest values along the last axis, largest first, equal values
-in index order (TF's stable order). Unique keeps first-occurrence order.
+in index order (TF's stable order). Unique keeps first-occurrence order; every NaN is distinct, as in TF.
 """
 
 from __future__ import annotations
@@ -54,11 +54,21 @@ def unique(x: np.ndarray, out_idx: Any = np.int32) -> tuple[np.ndarray, np.ndarr
         for i, v in enumerate(x):
             idx[i] = first.setdefault(v, len(first))
         return np.array(list(first), dtype=object), idx
-    values, first_index, inverse = np.unique(x, return_index=True, return_inverse=True)
-    order = np.argsort(first_index, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return values[order], rank[inverse.reshape(-1)].astype(dtype)
+    # Equal values are adjacent after a stable sort, each run led by its first occurrence. Runs split wherever
+    # neighbours differ, so every NaN is a value of its own (TF's hash map: NaN != NaN) while -0.0 and 0.0 share one.
+    perm = np.argsort(x, kind="stable")
+    ordered = x[perm]
+    starts = np.empty(len(x), bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    group = np.cumsum(starts) - 1  # run number of each sorted element
+    first = perm[starts]  # first occurrence of each run
+    order = np.argsort(first)  # runs by first occurrence (distinct positions: no ties)
+    rank = np.empty(len(first), np.int64)
+    rank[order] = np.arange(len(first))
+    idx = np.empty(len(x), dtype)
+    idx[perm] = rank[group]
+    return x[first[order]], idx
 
 
 def clip_by_value(t: np.ndarray, clip_value_min: np.ndarray, clip_value_max: np.ndarray) -> np.ndarray:
