@@ -76,7 +76,7 @@ def test_quiet_state_is_scoped() -> None:
         assert ignoring_fp_errors(lambda a: a * np.float32(10))(np.array([1e38], np.float32))[0] == np.inf
 
 
-@pytest.mark.parametrize("tail", [(), (1,), (3,), (2, 0), (2, 3)])
+@pytest.mark.parametrize("tail", [(), (1,), (3,), (2, 0), (2, 3), (5, 7)])
 @pytest.mark.parametrize("ufunc", [np.add, np.maximum, np.multiply])
 def test_at_rows_equals_ufunc_at_bit_for_bit(tail: tuple[int, ...], ufunc: np.ufunc) -> None:
     """The 1-D fast path combines each output element's inputs in data order, as ufunc.at over rows does."""

@@ -90,9 +90,10 @@ _CHEAP_OPS = frozenset(
 )  # fmt: skip
 # Kernels measured faster than this run inline from then on (seconds; TF's cost-model threshold is similar).
 _EXPENSIVE_SECONDS = 50e-6
-# Runs whose kernel time teaches the cost model (after them a step stops measuring, and a partition whose
-# kernels all proved cheap stops using the pool: handing a node to another thread costs tens of microseconds).
-_COST_SAMPLES = 3
+# Runs whose kernel time teaches the cost model, the first one a warm-up (after them a step stops measuring, and a
+# partition whose kernels all proved cheap stops using the pool: handing a node to another thread costs tens of
+# microseconds).
+_COST_SAMPLES = 4
 
 
 class StepContext:
@@ -232,7 +233,7 @@ class _NodeItem:
         self.edges: tuple[tuple[_NodeItem, int, int, int], ...] = ()
         self.ctrl: tuple[tuple[_NodeItem, int], ...] = ()
         self.frame = ""
-        # CPU seconds per call (the least of the first _COST_SAMPLES runs); None until measured. Cheap op
+        # CPU seconds per call (the least of the first _COST_SAMPLES runs but the first); None until measured. Cheap op
         # types start cheap and are never measured.
         self.cost: float | None = 0.0 if op in _CHEAP_OPS else None
         self.cost_samples = _COST_SAMPLES if op in _CHEAP_OPS else 0
@@ -1731,12 +1732,13 @@ def _is_expensive(item: _NodeItem) -> bool:
 
 
 def _learn_cost(item: _NodeItem, seconds: float) -> None:
-    """Keep the least CPU time of the kernel's first runs, so cheap kernels stop going to the pool. The least, not
-    an average: a first run pays one-time work (numpy's lazy setup, packing constant weights, cold caches) and any
-    run can be stretched by preemption, neither of which the next runs repeat."""
-    cost = item.cost
-    item.cost = seconds if cost is None else min(cost, seconds)
+    """Keep the least CPU time of the kernel's first runs after its very first, so cheap kernels stop going to the
+    pool. The very first run pays one-time work (numpy's lazy setup, packing constant weights, cold caches) and any
+    run can be stretched by preemption, neither of which the next runs repeat: hence no average."""
     item.cost_samples += 1
+    if item.cost_samples > 1:
+        cost = item.cost
+        item.cost = seconds if cost is None else min(cost, seconds)
 
 
 def _independent_pair(items: list[_NodeItem], inputs: list[list[tuple[int, int]]], candidates: set[int]) -> bool:
