@@ -83,6 +83,30 @@ def test_popped_and_read_elements_are_not_written_in_place_by_later_kernels():
 # ------------------------------------------------------------------------------ batched ops
 
 
+def test_get_item_direct_call_equals_the_kernel_with_a_context():
+    """A host executor calls TensorListGetItem without a context (the read changes nothing): same element, same
+    zeros for an element never set, same errors."""
+    node = make_node("TensorListGetItem", element_dtype=dtypes.float32)
+    kernel = create_kernel(node, op_def("TensorListGetItem"), cpu())
+    call = kernel.prepared_call()
+    stored = f32(1, 2)
+    handle = list_value(TensorList(dtypes.float32, (2,), [stored, None]))
+    shape = np.int32([-1])
+    via_context = kernel.run(OpKernelContext(kernel, [handle, np.int32(0), shape]))[0]
+    assert call(handle, np.int32(0), shape) is stored is via_context
+    np.testing.assert_array_equal(call(handle, np.int32(1), shape), [0, 0])
+    np.testing.assert_array_equal(kernel.run(OpKernelContext(kernel, [handle, np.int32(1), shape]))[0], [0, 0])
+    for bad in (np.int32(2), np.int32(-1)):
+        with pytest.raises(tf.errors.InvalidArgumentError) as direct:
+            call(handle, bad, shape)
+        with pytest.raises(tf.errors.InvalidArgumentError) as context:
+            kernel.run(OpKernelContext(kernel, [handle, bad, shape]))
+        assert direct.value.message == context.value.message
+    wrong = list_value(TensorList(dtypes.int32, (2,), [np.int32([1, 2])]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid data types"):
+        call(wrong, np.int32(0), shape)
+
+
 def test_push_back_batch_and_concat_lists_on_vectors_of_lists():
     a = TensorList(dtypes.int32, (), [np.array(1, np.int32)])
     b = TensorList(dtypes.int32, (), [])

@@ -95,7 +95,11 @@ class _ListKernel(OpKernel):
     @staticmethod
     def input_list(ctx: OpKernelContext, index: int) -> TensorList:
         """TF's ``GetInputList``: input ``index`` must be a scalar variant holding a TensorList."""
-        value = ctx.inputs[index]
+        return _ListKernel.list_of(ctx.inputs[index])
+
+    @staticmethod
+    def list_of(value: Any) -> TensorList:
+        """The TensorList a scalar variant value holds (TF's errors otherwise)."""
         if value.shape != ():
             raise _error(f"Input list must be a scalar saw: {_shape_text(value.shape)}")
         found = value[()]
@@ -321,16 +325,37 @@ class TensorListElementShapeKernel(_ListKernel):
 class TensorListGetItemKernel(_ListKernel):
     def compute(self, ctx: OpKernelContext) -> None:
         tensor_list = self.input_list(ctx, 0)
-        self.check_dtype(tensor_list)
-        index = int(self.host_input(ctx, 1))
-        n = len(tensor_list.tensors)
-        if not 0 <= index < n:
-            raise _error(f"Trying to access element {index} in a list with {n} elements.")
-        item = tensor_list.tensors[index]
+        item = self._stored_item(tensor_list, self.host_input(ctx, 1))
         if item is not None:
             ctx.set_output(0, item)
             return
-        partial = self.element_shape_from_input(ctx, tensor_list, 2)
+        ctx.set_output(0, self.on_device(ctx, self._zeros_item(tensor_list, self.host_input(ctx, 2))))
+
+    def prepared_call(self) -> Any:
+        """``call(handle, index, element_shape) -> item`` for a host executor's direct-call path (reading an element
+        changes nothing, so no context is needed); None on other devices."""
+        if not self._host:
+            return None
+
+        def get_item(handle: Any, index: Any, element_shape: Any) -> Any:
+            tensor_list = self.list_of(handle)
+            item = self._stored_item(tensor_list, index)
+            return item if item is not None else self._zeros_item(tensor_list, element_shape)
+
+        return get_item
+
+    def _stored_item(self, tensor_list: TensorList, index: Any) -> Any:
+        """The element at ``index`` (None when it was never set); TF's errors for a wrong dtype or index."""
+        self.check_dtype(tensor_list)
+        index = int(index)
+        n = len(tensor_list.tensors)
+        if not 0 <= index < n:
+            raise _error(f"Trying to access element {index} in a list with {n} elements.")
+        return tensor_list.tensors[index]
+
+    def _zeros_item(self, tensor_list: TensorList, element_shape: Any) -> np.ndarray:
+        """TF's zeros for an element never set, of the shape input merged with what the list knows."""
+        partial = _merge(shape_from_tensor(element_shape), tensor_list.element_shape)
         if not is_fully_defined(partial):
             for t in tensor_list.tensors:
                 if t is not None:
@@ -340,7 +365,7 @@ class TensorListGetItemKernel(_ListKernel):
                 f"Trying to read an uninitialized tensor but element_shape is not fully defined: "
                 f"{shape_string(partial)} and no list element is set."
             )
-        ctx.set_output(0, self.on_device(ctx, self.zeros(partial, self._element_dtype)))  # type: ignore[arg-type]
+        return self.zeros(partial, self._element_dtype)  # type: ignore[arg-type]
 
 
 class TensorListStackKernel(_ListKernel):
