@@ -263,6 +263,19 @@ static void settle_moved(const Step* s, PyObject* values, PyObject** moved, int 
 
 /* Run step `s` on `values` (of `size` slots): 0 when it ran, 1 when the executor must run it (not a direct call,
  * or its output has the wrong dtype: then nothing changed), -1 with an exception when its kernel failed. */
+/* The values of `s`'s input slots into argv (borrowed references); -1 with an exception for a slot out of range. */
+static int gather_args(const Step* s, PyObject* values, Py_ssize_t size, PyObject** argv) {
+  for (Py_ssize_t k = 0; k < s->n_in; ++k) {
+    Py_ssize_t slot = s->in[k];
+    if (slot < 0 || slot >= size) {
+      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
+      return -1;
+    }
+    argv[k] = PyList_GET_ITEM(values, slot);
+  }
+  return 0;
+}
+
 static int run_multi(const Step* s, PyObject* values, Py_ssize_t size);
 
 static int run_step(const Step* s, PyObject* values, Py_ssize_t size) {
@@ -278,14 +291,9 @@ static int run_step(const Step* s, PyObject* values, Py_ssize_t size) {
     }
   }
   PyObject** moved = argv + (s->n_in > SMALL ? s->n_in : SMALL);
-  for (Py_ssize_t k = 0; k < s->n_in; ++k) {
-    Py_ssize_t slot = s->in[k];
-    if (slot < 0 || slot >= size) {
-      if (argv != small) PyMem_Free(argv);
-      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
-      return -1;
-    }
-    argv[k] = PyList_GET_ITEM(values, slot); /* borrowed: the list (or `moved`) keeps them during the call */
+  if (gather_args(s, values, size, argv) < 0) { /* borrowed: the list (or `moved`) keeps them during the call */
+    if (argv != small) PyMem_Free(argv);
+    return -1;
   }
   PyObject* out;
   int moving = s->c_call != NULL && s->n_take > 0;
@@ -337,14 +345,9 @@ static int run_multi(const Step* s, PyObject* values, Py_ssize_t size) {
       return -1;
     }
   }
-  for (Py_ssize_t k = 0; k < s->n_in; ++k) {
-    Py_ssize_t slot = s->in[k];
-    if (slot < 0 || slot >= size) {
-      if (argv != small) PyMem_Free(argv);
-      PyErr_Format(PyExc_IndexError, "value slot %zd out of range", slot);
-      return -1;
-    }
-    argv[k] = PyList_GET_ITEM(values, slot);
+  if (gather_args(s, values, size, argv) < 0) {
+    if (argv != small) PyMem_Free(argv);
+    return -1;
   }
   PyObject* result = PyObject_Vectorcall(s->call, argv, (size_t)s->n_in, NULL);
   if (argv != small) PyMem_Free(argv);
