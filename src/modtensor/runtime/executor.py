@@ -209,7 +209,7 @@ class _NodeItem:
         self.plan_call: tuple[Callable[..., Any], Any] | None = None
         # The C entry point (capsule, target) the C plan loops call for this node (see ``direct_call``), or None.
         self.native: tuple[Any, Any] | None = None
-        # A kernel of several outputs (or a list output) the C plan loops may call without a context:
+        # A host kernel of several outputs (or a list output) the C plan loops may call without a context:
         # (``call(*inputs) -> sequence of outputs``, their numpy dtypes), or None. The other paths use a context.
         self.multi: tuple[Callable[..., Any], tuple[np.dtype, ...]] | None = None
         self.kind = _CONTEXT
@@ -518,7 +518,7 @@ class Executor:
         call = prepare() if prepare is not None else None
         if call is None:
             item.kind = _CONTEXT
-            multi = getattr(kernel, "prepared_multi_call", None) if direct else None
+            multi = getattr(kernel, "prepared_multi_call", None) if self.device.is_host else None
             expected = kernel._expected_np
             if multi is not None and expected and all(e is not None for e in expected):
                 found = multi()
