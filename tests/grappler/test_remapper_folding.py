@@ -106,6 +106,32 @@ def test_zero_pad_folds_into_an_explicitly_padded_conv() -> None:
     same_numbers(before, after, ["out:0", "out2:0"], {"x:0": rand(1, 6, 5, 2)}, rtol=1e-5)
 
 
+def test_zero_pad_folds_into_the_depthwise_half_of_a_separable_conv_only() -> None:
+    """NASNet's padded stride-2 separable convolutions: the Pad becomes the depthwise convolution's EXPLICIT
+    padding; before a depthwise convolution that fuses with its bias and activation (MobileNetV2) it stays."""
+
+    def depthwise(x, name: str, f: np.ndarray, **attrs):  # noqa: ANN001, ANN202
+        return op("DepthwiseConv2dNative", name, input=x, filter=const(f, name + "/w"), strides=[1, 2, 2, 1],
+                  padding="VALID", **attrs)  # fmt: skip
+
+    pads = [[0, 0], [1, 2], [2, 1], [0, 0]]
+
+    def model():
+        x = placeholder("x", [2, 9, 8, 3])
+        sep = depthwise(op("Pad", "pad", input=x, paddings=const(pads, "pads", np.int32)), "dw", rand(5, 5, 3, 1))
+        op("Identity", "out", input=conv(sep, "pw", rand(1, 1, 3, 4)))
+        alone = depthwise(op("Pad", "pad2", input=x, paddings=const(pads, "pads2", np.int32)), "dw2", rand(3, 3, 3, 1))
+        op("Relu6", "out2", features=op("BiasAdd", "ba", value=alone, bias=const(rand(3), "b")))
+
+    before = build(model)
+    after = apply_pass(Remapper, before, ["out:0", "out2:0"])
+    dw = node(after, "dw")
+    assert "pad" not in ops(after) and dw.op == "DepthwiseConv2dNative" and dw.attr["padding"].s == b"EXPLICIT"
+    assert list(dw.attr["explicit_paddings"].list.i) == [0, 0, 1, 2, 2, 1, 0, 0]
+    assert ops(after)["pad2"] == "Pad" and ops(after)["out2"] == "_FusedDepthwiseConv2dNative"
+    same_numbers(before, after, ["out:0", "out2:0"], {"x:0": rand(2, 9, 8, 3)}, rtol=1e-5)
+
+
 def test_residual_add_fuses_into_the_conv_with_its_activation() -> None:
     f1, f2 = rand(1, 1, 4, 4), rand(3, 3, 4, 4)
 

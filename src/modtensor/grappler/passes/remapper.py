@@ -7,7 +7,8 @@ this order, each only where the intermediate nodes have no other reader, are nei
 preserved, share a device, and run on CPU (or are unassigned while CPU is the only device type):
 
 1. **Pad into Conv2D.** ``Conv2D(Pad(x, const), f)`` with zero padding of H and W only
-   becomes ``Conv2D(x, f, padding=EXPLICIT)`` (TF's ``_PadWithConv2D`` fusion).
+   becomes ``Conv2D(x, f, padding=EXPLICIT)`` (TF's ``_PadWithConv2D`` fusion); the same for the depthwise half of
+   a separable convolution (NASNet's padded stride-2 blocks), which TF leaves padded.
 2. **Constant affine folding.** A per-channel constant ``Mul``/``AddV2``/``Add``/``Sub``
    chain after ``Conv2D``/``DepthwiseConv2dNative``/``MatMul`` with a constant filter, with
    or without a ``BiasAdd`` first (Keras's inference batch norm: ``x * scale + shift``), is
@@ -84,7 +85,7 @@ class Remapper(GraphOptimizer):
             if node.op == "Reshape" and node.name not in view.removed:
                 rewrite.sink_reshape(node)
         for node in list(graph.node):
-            if node.op == "Conv2D" and node.name not in view.removed:
+            if node.op in ("Conv2D", "DepthwiseConv2dNative") and node.name not in view.removed:
                 rewrite.fold_pad(node)
         for node in list(graph.node):
             if node.op in _TYPES and node.name not in view.removed:
@@ -313,10 +314,17 @@ class _Rewrite:
     # ------------------------------------------------------------------ 1. Pad into Conv2D
 
     def fold_pad(self, conv: node_def_pb2.NodeDef) -> None:
+        """Zero padding of H and W before a VALID convolution becomes the convolution's EXPLICIT padding. For a
+        depthwise convolution only in a separable one (its only reader a Conv2D): TF's _FusedDepthwiseConv2dNative
+        takes no EXPLICIT padding, so folding there would cost a bias/activation fusion instead."""
         view = self.view
         data = view.data_inputs(conv)
         if len(data) != 2 or not self.on_cpu(conv) or conv.attr["padding"].s != b"VALID":
             return
+        if conv.op == "DepthwiseConv2dNative":
+            reader = self.only_reader(conv)
+            if reader is None or reader.op != "Conv2D":
+                return
         if conv.attr["data_format"].s not in (b"", b"NHWC") or conv.attr["T"].type not in _FLOAT_TYPES:
             return
         pad = view.nodes.get(parse(data[0])[0])
