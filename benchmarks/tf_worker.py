@@ -73,6 +73,14 @@ def _while_steps() -> dict:
     return steps
 
 
+def _pipeline_step() -> object:
+    """data_pipeline.py's parallel epoch with TensorFlow (one call = one epoch)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import data_pipeline
+
+    return data_pipeline._epoch(data_pipeline._pipeline(tf, True))
+
+
 def main() -> None:
     sessions: dict[str, tuple[tf.compat.v1.Session, list[str]]] = {}
     steps: dict[str, object] = {}
@@ -120,6 +128,9 @@ def main() -> None:
             steps.update(loops)
             answer = {name: [float(np.asarray(v)) for v in call()] for name, call in loops.items()}
             answer["version"] = tf.__version__
+        elif op == "pipeline":
+            steps[request["name"]] = _pipeline_step()
+            answer = {"elements": steps[request["name"]](), "version": tf.__version__}  # type: ignore[operator]
         elif op == "time_step":
             step = steps[request["name"]]
             start, cpu = time.perf_counter(), _cpu_seconds()
