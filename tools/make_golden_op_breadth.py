@@ -58,9 +58,11 @@ OPS = [
     # strings
     "StringSplitV2", "StringJoin", "StringLength", "RegexReplace", "StaticRegexReplace", "StringToHashBucketFast",
     "Substr", "StringToNumber", "StringLower", "StringUpper",
+    # tf.image's pixel functions (tools/make_golden_image_ops.py)
+    "AdjustContrastv2",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
-KERNEL_ONLY = ["Split", "SplitV"]
+KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
 
 U = None
 P, C = shape_gen.P, shape_gen.C
@@ -515,6 +517,29 @@ def string_cases() -> None:
         shape_case(op, P([U, 3], "string"))
 
 
+def image_adjust_cases() -> None:
+    """AdjustContrastv2 and ShapeN (tf.image.adjust_contrast, psnr); their own generator keeps the cases above
+    (and their seeded inputs) as they were."""
+    rng = np.random.default_rng(20260614)
+
+    def img(shape) -> np.ndarray:
+        return rng.random(shape).astype(np.float32)
+
+    for shape, factor in (((2, 5, 7, 3), 1.7), ((4, 4, 1), 0.3), ((1, 1, 1, 2), 2.0), ((2, 2, 3, 4, 2), 0.0),
+                          ((1, 9, 13, 3), -1.5), ((3, 1, 5, 1), 1.0)):  # fmt: skip
+        kernel_case("AdjustContrastv2", img(shape), np.float32(factor))
+    kernel_case("AdjustContrastv2", img((1, 17, 31, 4)) * 255, np.float32(0.6))
+    kernel_case("AdjustContrastv2", img((2, 2)), np.float32(1.5))
+    kernel_case("AdjustContrastv2", img((2, 2, 2)), np.array([1.5], np.float32))
+    shape_case("AdjustContrastv2", P([2, 5, 7, 3]), C(1.5, F))
+    shape_case("AdjustContrastv2", P([U, U, 3]), P([], F))
+    shape_case("AdjustContrastv2", P(None), C(1.5, F))
+    shape_case("AdjustContrastv2", P([2, 2]), C(1.5, F))
+    for out_type in (np.int32, np.int64):
+        kernel_case("ShapeN", [img((2, 3, 4)), img((5,)), np.float32(1.0)], out_type=out_type)
+    kernel_case("ShapeN", [rng.integers(0, 9, (1, 0, 2)).astype(np.uint8)])
+
+
 # =========================================================================== writing
 
 
@@ -566,7 +591,7 @@ def write_shape_cases() -> None:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
-                 sort_cases, segment_cases, string_cases):  # fmt: skip
+                 sort_cases, segment_cases, string_cases, image_adjust_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

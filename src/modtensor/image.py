@@ -1,5 +1,71 @@
-"""``modtensor.image``: TensorFlow's ``tf.image`` resizing names."""
+"""``modtensor.image``: TensorFlow's ``tf.image`` names: resizing, geometry, pixel values, seeded augmentation."""
 
-from modtensor.api.image_ops import ResizeMethod, resize
+from modtensor.api.image_color_ops import (
+    adjust_brightness,
+    adjust_contrast,
+    adjust_gamma,
+    convert_image_dtype,
+    grayscale_to_rgb,
+    image_gradients,
+    per_image_standardization,
+    psnr,
+    rgb_to_grayscale,
+    rgb_to_yiq,
+    rgb_to_yuv,
+    total_variation,
+    yiq_to_rgb,
+    yuv_to_rgb,
+)
+from modtensor.api.image_ops import (
+    ResizeMethod,
+    central_crop,
+    crop_to_bounding_box,
+    flip_left_right,
+    flip_up_down,
+    pad_to_bounding_box,
+    resize,
+    resize_with_crop_or_pad,
+    resize_with_pad,
+    rot90,
+    transpose,
+)
+from modtensor.api.image_random_ops import (
+    random_brightness,
+    random_contrast,
+    random_crop,
+    random_flip_left_right,
+    random_flip_up_down,
+)
 
-__all__ = ["ResizeMethod", "resize"]
+__all__ = [
+    "ResizeMethod",
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_gamma",
+    "central_crop",
+    "convert_image_dtype",
+    "crop_to_bounding_box",
+    "flip_left_right",
+    "flip_up_down",
+    "grayscale_to_rgb",
+    "image_gradients",
+    "pad_to_bounding_box",
+    "per_image_standardization",
+    "psnr",
+    "random_brightness",
+    "random_contrast",
+    "random_crop",
+    "random_flip_left_right",
+    "random_flip_up_down",
+    "resize",
+    "resize_with_crop_or_pad",
+    "resize_with_pad",
+    "rgb_to_grayscale",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
+    "rot90",
+    "total_variation",
+    "transpose",
+    "yiq_to_rgb",
+    "yuv_to_rgb",
+]

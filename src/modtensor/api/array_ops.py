@@ -35,6 +35,7 @@ __all__ = [
     "rank",
     "reshape",
     "shape",
+    "shape_n",
     "size",
     "slice",
     "squeeze",
@@ -66,6 +67,11 @@ def shape(input: Any, out_type: Any = None, name: str | None = None) -> Tensor:
             if input.shape.is_fully_defined():
                 return constant(input.shape.as_list(), out_type, name=scope)
         return apply_op("Shape", name=scope, input=input, out_type=out_type)
+
+
+def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:
+    """The shapes of the tensors of ``input`` as 1-D ``out_type`` tensors, by one ``ShapeN`` op."""
+    return list(apply_op("ShapeN", name=name, input=list(input), out_type=out_type))
 
 
 def size(input: Any, out_type: Any = None, name: str | None = None) -> Tensor:

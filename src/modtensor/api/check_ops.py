@@ -75,6 +75,21 @@ def _with_dependencies(dependencies: Sequence[Any], output: Tensor) -> Tensor:
         return array_ops.identity(output)
 
 
+def with_dependencies(dependencies: Sequence[Any], output_tensor: Any, name: str | None = None) -> Any:
+    """TF's ``control_flow_ops.with_dependencies``: ``output_tensor`` through an ``Identity`` named
+    ``control_dependency`` that is colocated with it and runs after ``dependencies`` (eagerly: ``output_tensor``).
+
+    Unlike :func:`_with_dependencies` it always adds the Identity, also for no dependencies, as TF's image
+    functions build it."""
+    if context.executing_eagerly():
+        return output_tensor
+    with op_scope(name, "control_dependency", [*dependencies, output_tensor]) as scope:
+        graph = get_default_graph()
+        with graph.colocate_with(output_tensor), graph.control_dependencies(list(dependencies)):
+            output_tensor = convert_to_tensor(output_tensor)
+            return array_ops.identity(output_tensor, name=scope)
+
+
 def _message_prefix(message: str | None) -> str:
     return f"{message}.  " if message else ""
 
@@ -123,8 +138,10 @@ def Assert(condition: Any, data: Sequence[Any], summarize: int | None = None, na
         if summarize is not None:
             kwargs["summarize"] = summarize
         if all(x.dtype in (dtypes.string, dtypes.int32) for x in tensors):
-            # TF's heuristic: string and int32 data are on the host, so the Assert needs no guard.
-            return apply_stateful_op("Assert", "Assert", condition=condition, data=tensors, **kwargs)
+            # TF's heuristic: string and int32 data are on the host, so the Assert needs no guard. As in TF, the
+            # op converts ``data`` itself (Python values become ``Assert/data_<i>``; the constants above only
+            # decided the dtypes).
+            return apply_stateful_op("Assert", "Assert", condition=condition, data=list(data), **kwargs)
         # Other data are computed only when the condition fails: TF's cond named AssertGuard, whose
         # false branch converts ``data`` itself (its constants are the branch's own, as in TF).
         from modtensor.api.cond import cond
@@ -303,14 +320,16 @@ def _unary_assert(
     summarize: Any,
     message: Any,
     name: Any,
+    data: Sequence[Any] | None = None,
 ) -> Any:
     """assert_positive/negative/non_negative/non_positive: ``x`` compared with zero, with TF's default message
-    (``lines``, ``{name}`` standing for x's name or eagerly its shape and dtype)."""
+    (``lines``, ``{name}`` standing for x's name or eagerly its shape and dtype) unless ``data`` (TF 1) is given."""
     message = _message_prefix(message)
-    with op_scope(name, opname, [x]):
+    with op_scope(name, opname, [x, data]):
         x = convert_to_tensor(x, name="x")
-        shown = _shape_and_dtype_str(x) if context.executing_eagerly() else x.name
-        data = [message, *(line.format(name=shown) for line in lines), x]
+        if data is None:
+            shown = _shape_and_dtype_str(x) if context.executing_eagerly() else x.name
+            data = [message, *(line.format(name=shown) for line in lines), x]
         zero = convert_to_tensor(0, dtype=x.dtype)
         if zero_first:
             return compare(zero, x, data, summarize, None, None)
@@ -327,6 +346,15 @@ def assert_positive(x: Any, message: str | None = None, summarize: int | None = 
     """Assert ``x > 0`` element-wise."""
     lines = ["Condition x > 0 did not hold element-wise:", "x ({name}) = "]
     return _unary_assert("assert_positive", lines, _assert_less, True, x, summarize, message, name)
+
+
+def assert_positive_v1(
+    x: Any, data: Sequence[Any] | None = None, summarize: int | None = None, message: str | None = None,
+    name: str | None = None,
+) -> Any:
+    """TF 1's ``tf.compat.v1.assert_positive``: :func:`assert_positive` whose failure shows ``data`` if given."""
+    lines = ["Condition x > 0 did not hold element-wise:", "x ({name}) = "]
+    return _unary_assert("assert_positive", lines, _assert_less, True, x, summarize, message, name, data)
 
 
 def assert_non_negative(x: Any, message: str | None = None, summarize: int | None = None, name: str | None = None):

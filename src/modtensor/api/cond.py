@@ -545,9 +545,10 @@ def _assert_at_most_n_true(predicates: list, n: int, msg: str) -> Any:
         return None
     preds = dispatch.apply_op("Pack", name="preds_c", values=list(predicates), axis=0)
     as_int = dispatch.apply_op("Cast", x=preds, DstT=dtypes.int32)
-    num_true = dispatch.apply_op(
-        "Sum", name="num_true_conds", input=as_int, reduction_indices=np.int32(0), keep_dims=False
-    )
+    from modtensor.api.math_ops import reduce_sum
+
+    # TF's reduce_sum without axis: its reduction indices are a Const made outside the op's scope.
+    num_true = reduce_sum(as_int, name="num_true_conds")
     from modtensor.api.op_scope import convert_to_tensor
 
     condition = dispatch.apply_op("LessEqual", x=num_true, y=convert_to_tensor(np.int32(n), name="n_true_conds"))

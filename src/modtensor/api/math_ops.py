@@ -63,6 +63,7 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "round",
+    "saturate_cast",
     "sigmoid",
     "sign",
     "sin",
@@ -431,6 +432,37 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
         return x
 
 
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """``value`` cast to ``dtype`` after clipping it to the range both dtypes hold (TF 2.21's ``tf.saturate_cast``:
+    a ``ClipByValue`` named ``clamp`` whose limits are nudged toward zero where the other dtype would round them
+    out of range, then ``Cast``). Complex inputs are not supported."""
+    with op_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        in_dtype = value.dtype
+        if in_dtype.is_complex or dtype.is_complex:
+            raise NotImplementedError("saturate_cast of complex values is not implemented")
+        np_in = in_dtype.as_numpy_dtype
+        try:
+            promoted = np.promote_types(np_in, dtype.as_numpy_dtype)
+        except TypeError:
+            promoted = np.dtype(float)
+        min_limit = np_in(np.maximum(in_dtype.min, dtype.min))
+        if np.array([min_limit, dtype.min], dtype=promoted)[0] < np.array([min_limit, dtype.min], dtype=promoted)[1]:
+            min_limit = np.nextafter(min_limit, np_in(0), dtype=np_in)
+        max_limit = np_in(np.minimum(float(in_dtype.max), float(dtype.max)))
+        if np.array([max_limit, dtype.max], dtype=promoted)[0] > np.array([max_limit, dtype.max], dtype=promoted)[1]:
+            max_limit = np.nextafter(max_limit, np_in(0), dtype=np_in)
+        value = apply_op(
+            "ClipByValue",
+            name="clamp",
+            t=value,
+            clip_value_min=convert_to_tensor(min_limit, dtype=in_dtype),
+            clip_value_max=convert_to_tensor(max_limit, dtype=in_dtype),
+        )
+        return cast(value, dtype, name=scope)
+
+
 # --------------------------------------------------------------------------- matmul
 
 
@@ -612,6 +644,28 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """Mean over ``axis`` (integer inputs give the truncated integer mean, as TF) (``Mean``)."""
     return _reduce("Mean", input_tensor, axis, keepdims, name)
+
+
+def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """Variance over ``axis``: ``Mean(Square(x - Mean(x)))`` in a ``reduce_variance`` scope (TF's composition);
+    integer inputs are TF's TypeError, as the mean would truncate."""
+    with op_scope(None, name or "reduce_variance", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor)
+        means = reduce_mean(input_tensor, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError(f"Input must be either real or complex. Received integer type {means.dtype}.")
+        if means.dtype.is_complex:
+            raise NotImplementedError("reduce_variance of complex values is not implemented")
+        squared_deviations = apply_op("Square", x=input_tensor - means)
+        return reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
+    """Standard deviation over ``axis``: ``Sqrt`` of :func:`reduce_variance` in a ``reduce_std`` scope."""
+    with op_scope(None, name or "reduce_std", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor)
+        variance = reduce_variance(input_tensor, axis=axis, keepdims=keepdims)
+        return apply_op("Sqrt", x=variance)
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:

@@ -971,6 +971,7 @@ class Graph:
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> graph_pb2.GraphDef:
         """The GraphDef of this graph: nodes in creation order, versions, and the function library.
 
+        Each node's control inputs follow its data inputs sorted by name, as TF's ``Graph::ToGraphDef`` writes them.
         ``from_version`` keeps only ops added after ``version`` had that value;
         ``add_shapes`` writes each op's static output shapes into ``_output_shapes``.
         """
@@ -983,6 +984,10 @@ class Graph:
                 continue
             node = graph_def.node.add()
             node.CopyFrom(op._node_def)
+            if len(op._control_inputs) > 1:
+                controls = sorted(node.input[len(op._inputs) :])
+                del node.input[len(op._inputs) :]
+                node.input.extend(controls)
             if add_shapes and op._outputs:
                 shapes = node.attr["_output_shapes"].list.shape
                 for t in op._outputs:

@@ -303,6 +303,8 @@ _EVALUATORS: dict[str, Callable[[Operation, list[np.ndarray], int], Any]] = {
     "AddV2": _binary(np.add),
     "Sub": _binary(np.subtract),
     "Mul": _binary(np.multiply),
+    "RealDiv": _binary(lambda x, y: np.true_divide(x, y) if np.asarray(x).dtype.kind == "f" else None),
+    "Floor": lambda op, v, i: np.floor(v[0]),
     "FloorDiv": _binary(_floor_div),
     "FloorMod": _binary(_floor_mod),
     "Maximum": _binary(np.maximum),

@@ -1,11 +1,13 @@
-"""Image ops: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea.
+"""Image ops: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea, AdjustContrastv2.
 
-OpDefs equal TensorFlow 2.21's registered ones; the shape function is TF's
-ResizeShapeFn: ``[batch, size[0], size[1], channels]`` with ``size`` read when constant.
+OpDefs equal TensorFlow 2.21's registered ones; the resize shape function is TF's
+ResizeShapeFn: ``[batch, size[0], size[1], channels]`` with ``size`` read when constant;
+AdjustContrastv2 keeps its input's shape (rank >= 3).
 """
 
 from __future__ import annotations
 
+from modtensor.framework.common_shapes import unchanged_shape_with_rank_at_least
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
 from modtensor.ops._shape_errors import invalid
@@ -53,4 +55,12 @@ for _name, _out, _types in (
     .attr(f"T: {_TYPES}")
     .attr("align_corners: bool = false")
     .set_shape_fn(resize_shape)
+)
+(
+    register_op("AdjustContrastv2")
+    .input("images: T")
+    .input("contrast_factor: float")
+    .output("output: T")
+    .attr("T: {half, float} = DT_FLOAT")
+    .set_shape_fn(unchanged_shape_with_rank_at_least(3))
 )

@@ -119,6 +119,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "Squeeze": array.squeeze,
     "ExpandDims": array.expand_dims,
     "Shape": array.shape,
+    "ShapeN": array.shape_n,  # added with tf.image.psnr
     "Size": array.size,
     "Rank": array.rank,
     "Fill": array.fill,

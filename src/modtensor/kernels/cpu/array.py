@@ -180,6 +180,11 @@ def shape(input: np.ndarray, out_type: Any = np.int32) -> np.ndarray:  # noqa: A
     return np.asarray(np.shape(input), dtype=as_numpy_dtype(out_type)).reshape(-1)
 
 
+def shape_n(input: list[np.ndarray], out_type: Any = np.int32) -> tuple[np.ndarray, ...]:  # noqa: A002
+    """ShapeN: the dims of each input as a vector of out_type."""
+    return tuple(shape(x, out_type) for x in input)
+
+
 def size(input: np.ndarray, out_type: Any = np.int32) -> np.ndarray:  # noqa: A002
     """Size: the element count of input as an out_type scalar."""
     return np.asarray(np.size(input), dtype=as_numpy_dtype(out_type))

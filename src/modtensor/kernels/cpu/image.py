@@ -1,4 +1,5 @@
-"""Image resizing kernels with TensorFlow's semantics: bilinear, nearest neighbor, bicubic and area.
+"""Image kernels with TensorFlow's semantics: resizing (bilinear, nearest neighbor, bicubic, area) and
+AdjustContrastv2.
 
 Sampling positions follow TF's scalers (legacy ``x * scale``, half-pixel centers, align
 corners) computed in float32 as TF does, so the chosen source pixels and weights are
@@ -194,11 +195,49 @@ def resize_area(images: np.ndarray, size: np.ndarray, align_corners: bool = Fals
     return (out * (1.0 / (float(h_scale) * float(w_scale)))).astype(_F)
 
 
+def _plane_sums(planes: np.ndarray) -> np.ndarray:
+    """Per-channel sums of ``planes [batch, pixels, channels]`` (float32) as TF's AdjustContrastv2 folds them:
+    the second half of the pixels is added onto the first half until one pixel is left (same rounding)."""
+    remaining = planes.shape[1]
+    right = remaining // 2
+    left = remaining - right
+    sums = planes[:, :left].copy()
+    sums[:, :right] = planes[:, left : left + right] + planes[:, :right]
+    remaining = left
+    while remaining > 1:
+        right = remaining // 2
+        left = remaining - right
+        sums[:, :right] += sums[:, left : left + right]
+        remaining = left
+    return sums[:, 0]
+
+
+@ignoring_fp_errors
+def adjust_contrast_v2(images: np.ndarray, contrast_factor: np.ndarray) -> np.ndarray:
+    """AdjustContrastv2: per image and channel, ``(x - mean) * factor + mean`` in float32 (TF's CPU kernel)."""
+    images, factor = np.asarray(images), np.asarray(contrast_factor)
+    if images.ndim < 3:
+        raise invalid_argument(f"input must be at least 3-D, got shape{shape_str(images.shape)}")
+    if factor.ndim != 0:
+        raise invalid_argument(f"contrast_factor must be scalar: {shape_str(factor.shape)}")
+    shape = images.shape
+    pixels = shape[-3] * shape[-2]
+    planes = images.astype(_F, copy=False).reshape(-1, pixels, shape[-1])
+    if planes.size == 0:
+        return np.empty(shape, images.dtype)
+    means = (_plane_sums(planes) * (_F(1.0) / _F(pixels)))[:, None, :]
+    out = means + _F(factor) * (planes - means)  # TF: output += factor * (input - output)
+    return out.reshape(shape).astype(images.dtype, copy=False)
+
+
 OP_FUNCTIONS: dict[str, Any] = {
     "ResizeBilinear": resize_bilinear,
     "ResizeNearestNeighbor": resize_nearest_neighbor,
     "ResizeBicubic": resize_bicubic,
     "ResizeArea": resize_area,
+    "AdjustContrastv2": adjust_contrast_v2,
 }
 _T = "FLOATS INTS UINTS"
 CPU_TYPE_CONSTRAINTS = {op: {"T": _T} for op in OP_FUNCTIONS}
+CPU_TYPE_CONSTRAINTS["AdjustContrastv2"] = {"T": "float32"}  # TF's CPU kernel is float only
+

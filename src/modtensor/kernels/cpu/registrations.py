@@ -165,6 +165,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "Select": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
     "SelectV2": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
     "Shape": {"out_type": "int32 int64"},
+    "ShapeN": {"out_type": "int32 int64"},
     "Sigmoid": {"T": "FLOATS COMPLEX"},
     "Sign": {"T": "FLOATS INTS COMPLEX"},
     "Sin": {"T": "FLOATS COMPLEX"},

@@ -1,0 +1,215 @@
+"""Record what TensorFlow's ``tf.image`` functions build and compute, for modtensor's front-end tests.
+
+    /work/tfvenv/bin/python tools/make_golden_image_ops.py
+
+The sibling of ``tools/make_golden_frontend_breadth.py`` (same snippet format and records, the
+functions of ``tools/make_golden_frontend_ops.py`` reused): the flips, ``rot90``, ``transpose``,
+crops and pads, ``convert_image_dtype``, brightness/contrast/gamma, standardization, the
+colour-space conversions, ``image_gradients``, ``total_variation``, ``psnr`` and the seeded
+random augmentations, on 3-D and 4-D, uint8 and float images, placeholders with unknown dims
+(graph mode: TF's nodes and static shapes) and TF's errors for bad input. Writes
+``tests/golden/image_ops/`` (``graph_cases.json``, ``eager_cases.json``), read by
+``tests/api/test_image_ops_golden.py``. TF's public ``tf.image`` names are recorded by
+``make_golden_frontend_breadth.py`` (``frontend_breadth/api_names.json``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
+import make_golden_frontend_ops as base  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "image_ops"
+
+# Images: 3-D float [h=3, w=4, c=2], 4-D float [b=2, 3, 4, 2], 3-D uint8 RGB [2, 3, 3], 4-D uint8 RGB.
+F3 = "tf.reshape(tf.range(24.0), [3, 4, 2])"
+F4 = "tf.reshape(tf.range(48.0), [2, 3, 4, 2])"
+U3 = "tf.constant([[[0, 10, 255], [30, 40, 50], [200, 100, 0]], [[1, 2, 3], [250, 128, 64], [7, 77, 177]]], tf.uint8)"
+U4 = "tf.reshape(tf.range(54, dtype=tf.int32) * 4, [2, 3, 3, 3])"
+U4 = f"tf.cast({U4}, tf.uint8)"
+RGB = "tf.reshape(tf.range(24.0) / 24.0, [2, 4, 3])"
+RGB4 = "tf.reshape(tf.range(48.0) / 48.0, [2, 2, 4, 3])"
+
+# (case id, snippet, modes) as in make_golden_frontend_ops.py; ids start with "image_".
+CASES: list[tuple[str, str, str]] = [
+    # ------------------------------------------------------------------ flips, rot90, transpose
+    ("image_flip_left_right_3d", f"tf.image.flip_left_right({F3})", "ge"),
+    ("image_flip_left_right_4d", f"tf.image.flip_left_right({F4})", "ge"),
+    ("image_flip_left_right_uint8", f"tf.image.flip_left_right({U3})", "e"),
+    ("image_flip_left_right_ph", "tf.image.flip_left_right(ph(tf.float32, [None, None, 3]))", "g"),
+    ("image_flip_left_right_ph4", "tf.image.flip_left_right(ph(tf.uint8, [None, 5, None, 1]))", "g"),
+    ("image_flip_up_down_3d", f"tf.image.flip_up_down({F3})", "ge"),
+    ("image_flip_up_down_4d", f"tf.image.flip_up_down({F4})", "e"),
+    ("image_flip_bad_rank", "tf.image.flip_left_right(tf.ones([2, 2]))", "ge"),
+    ("image_flip_rank5", "tf.image.flip_up_down(tf.ones([1, 1, 2, 2, 1]))", "ge"),
+    ("image_flip_zero_dim", "tf.image.flip_up_down(tf.ones([0, 2, 1]))", "g"),
+    ("image_rot90_3d", f"tf.image.rot90({F3})", "ge"),
+    ("image_rot90_k2", f"tf.image.rot90({F3}, k=2)", "e"),
+    ("image_rot90_k3_4d", f"tf.image.rot90({F4}, k=3)", "ge"),
+    ("image_rot90_k_negative", f"tf.image.rot90({F4}, k=-1)", "e"),
+    ("image_rot90_k0", f"tf.image.rot90({U3}, k=4)", "e"),
+    ("image_rot90_bad_k", f"tf.image.rot90({F3}, k=[1, 2])", "ge"),
+    ("image_transpose_3d", f"tf.image.transpose({F3})", "ge"),
+    ("image_transpose_4d", f"tf.image.transpose({F4}, name='tr')", "ge"),
+    ("image_transpose_ph", "tf.image.transpose(ph(tf.float32, [2, None, None, 3]))", "g"),
+    ("image_transpose_bad_rank", "tf.image.transpose(tf.ones([3]))", "ge"),
+    # ------------------------------------------------------------------ crops and pads
+    ("image_central_crop_3d", f"tf.image.central_crop({F3}, 0.5)", "ge"),
+    ("image_central_crop_4d", "tf.image.central_crop(tf.reshape(tf.range(50.0), [2, 5, 5, 1]), 0.6)", "ge"),
+    ("image_central_crop_one", f"tf.image.central_crop({F3}, 1.0)", "ge"),
+    ("image_central_crop_ph", "tf.image.central_crop(ph(tf.float32, [None, None, 3]), 0.5)", "g"),
+    ("image_central_crop_bad_fraction", f"tf.image.central_crop({F3}, 1.5)", "ge"),
+    ("image_central_crop_zero_fraction", f"tf.image.central_crop({F3}, 0.0)", "e"),
+    ("image_central_crop_bad_rank", "tf.image.central_crop(tf.ones([4, 4]), 0.5)", "e"),
+    ("image_crop_to_bounding_box_3d", f"tf.image.crop_to_bounding_box({F3}, 1, 1, 2, 2)", "ge"),
+    ("image_crop_to_bounding_box_4d", f"tf.image.crop_to_bounding_box({F4}, 0, 2, 3, 2)", "ge"),
+    ("image_crop_to_bounding_box_uint8", f"tf.image.crop_to_bounding_box({U3}, 1, 0, 1, 3)", "e"),
+    ("image_crop_to_bounding_box_ph",
+     "tf.image.crop_to_bounding_box(ph(tf.float32, [None, None, None, 3]), 1, 2, 4, 5)", "g"),
+    ("image_crop_to_bounding_box_tensor_offsets",
+     f"tf.image.crop_to_bounding_box({F3}, tf.constant(1), tf.constant(0), 2, 3)", "ge"),
+    ("image_crop_too_big", f"tf.image.crop_to_bounding_box({F3}, 0, 0, 4, 4)", "ge"),
+    ("image_crop_negative_offset", f"tf.image.crop_to_bounding_box({F3}, -1, 0, 2, 2)", "ge"),
+    ("image_crop_zero_target", f"tf.image.crop_to_bounding_box({F3}, 0, 0, 0, 2)", "e"),
+    ("image_crop_tensor_offset_too_big", f"tf.image.crop_to_bounding_box({F3}, tf.constant(2), 0, 2, 2)", "e"),
+    ("image_crop_bad_rank", "tf.image.crop_to_bounding_box(tf.ones([3, 3]), 0, 0, 1, 1)", "ge"),
+    ("image_pad_to_bounding_box_3d", f"tf.image.pad_to_bounding_box({F3}, 1, 2, 5, 7)", "ge"),
+    ("image_pad_to_bounding_box_4d", f"tf.image.pad_to_bounding_box({U4}, 0, 1, 4, 4)", "ge"),
+    ("image_pad_to_bounding_box_ph", "tf.image.pad_to_bounding_box(ph(tf.float32, [None, None, 1]), 1, 1, 6, 6)",
+     "g"),
+    ("image_pad_too_small", f"tf.image.pad_to_bounding_box({F3}, 0, 0, 2, 4)", "ge"),
+    ("image_pad_negative_offset", f"tf.image.pad_to_bounding_box({F3}, 0, -1, 3, 4)", "ge"),
+    ("image_resize_with_crop_or_pad_crop", f"tf.image.resize_with_crop_or_pad({F3}, 2, 2)", "ge"),
+    ("image_resize_with_crop_or_pad_pad", f"tf.image.resize_with_crop_or_pad({F4}, 5, 6)", "ge"),
+    ("image_resize_with_crop_or_pad_mixed", f"tf.image.resize_with_crop_or_pad({U3}, 4, 1)", "e"),
+    ("image_resize_with_crop_or_pad_ph", "tf.image.resize_with_crop_or_pad(ph(tf.float32, [None, None, 3]), 4, 4)",
+     "g"),
+    ("image_resize_with_crop_or_pad_bad_target", f"tf.image.resize_with_crop_or_pad({F3}, 0, 2)", "ge"),
+    ("image_resize_with_pad_3d", f"tf.image.resize_with_pad({F3}, 6, 4)", "ge"),
+    ("image_resize_with_pad_4d", f"tf.image.resize_with_pad({F4}, 3, 8)", "e"),
+    ("image_resize_with_pad_nearest", f"tf.image.resize_with_pad({F4}, 5, 5, method='nearest')", "e"),
+    ("image_resize_with_pad_uint8", f"tf.image.resize_with_pad({U3}, 4, 4)", "e"),
+    # ------------------------------------------------------------------ convert_image_dtype
+    ("image_convert_uint8_to_float", f"tf.image.convert_image_dtype({U3}, tf.float32)", "ge"),
+    ("image_convert_float_to_uint8", f"tf.image.convert_image_dtype({RGB}, tf.uint8)", "ge"),
+    ("image_convert_float_to_uint8_saturate",
+     "tf.image.convert_image_dtype(tf.constant([-0.5, 0.0, 0.5, 1.0, 1.5]), tf.uint8, saturate=True)", "ge"),
+    ("image_convert_float_to_int32_saturate",
+     "tf.image.convert_image_dtype(tf.constant([-2.0, 0.25, 1.0, 2.0]), tf.int32, saturate=True)", "e"),
+    ("image_convert_uint8_to_int16", f"tf.image.convert_image_dtype({U3}, tf.int16)", "ge"),
+    ("image_convert_int32_to_uint8", "tf.image.convert_image_dtype(tf.constant([0, 2**24, 2**31 - 1]), tf.uint8)",
+     "ge"),
+    ("image_convert_int32_to_uint8_saturate",
+     "tf.image.convert_image_dtype(tf.constant([-5, 2**24, 2**31 - 1]), tf.uint8, saturate=True)", "e"),
+    ("image_convert_uint8_to_int8_saturate",
+     f"tf.image.convert_image_dtype({U3}, tf.int8, saturate=True)", "e"),
+    ("image_convert_float_to_half", f"tf.image.convert_image_dtype({RGB}, tf.float16)", "ge"),
+    ("image_convert_uint8_to_double", f"tf.image.convert_image_dtype({U3}, tf.float64, name='conv')", "ge"),
+    ("image_convert_same", f"tf.image.convert_image_dtype({U3}, tf.uint8)", "ge"),
+    ("image_convert_bool", "tf.image.convert_image_dtype(tf.constant([True]), tf.float32)", "ge"),
+    ("image_convert_to_string", f"tf.image.convert_image_dtype({U3}, tf.string)", "e"),
+    # ------------------------------------------------------------------ brightness, contrast, gamma
+    ("image_adjust_brightness_float", f"tf.image.adjust_brightness({RGB}, 0.25)", "ge"),
+    ("image_adjust_brightness_uint8", f"tf.image.adjust_brightness({U3}, 0.2)", "ge"),
+    ("image_adjust_brightness_negative", f"tf.image.adjust_brightness({U4}, -0.5)", "e"),
+    ("image_adjust_brightness_tensor_delta", f"tf.image.adjust_brightness({RGB}, tf.constant(0.5, tf.float64))",
+     "e"),
+    ("image_adjust_contrast_float", f"tf.image.adjust_contrast({RGB4}, 2.0)", "ge"),
+    ("image_adjust_contrast_uint8", f"tf.image.adjust_contrast({U3}, 1.5)", "ge"),
+    ("image_adjust_contrast_3d_low", f"tf.image.adjust_contrast({RGB}, 0.5)", "e"),
+    ("image_adjust_contrast_bad_rank", "tf.image.adjust_contrast(tf.ones([2, 2]), 0.5)", "ge"),
+    ("image_adjust_gamma_float", f"tf.image.adjust_gamma({RGB}, gamma=2.0, gain=0.5)", "ge"),
+    ("image_adjust_gamma_uint8", f"tf.image.adjust_gamma({U3}, 0.5)", "ge"),
+    ("image_adjust_gamma_default", f"tf.image.adjust_gamma({RGB4})", "e"),
+    ("image_adjust_gamma_negative", f"tf.image.adjust_gamma({RGB}, -1.0)", "ge"),
+    ("image_adjust_gamma_tensor", f"tf.image.adjust_gamma({RGB}, tf.constant(2.0))", "ge"),
+    ("image_adjust_gamma_tensor_negative", f"tf.image.adjust_gamma({RGB}, tf.constant(-2.0))", "e"),
+    ("image_per_image_standardization_3d", f"tf.image.per_image_standardization({F3})", "ge"),
+    ("image_per_image_standardization_uint8", f"tf.image.per_image_standardization({U4})", "ge"),
+    ("image_per_image_standardization_flat", "tf.image.per_image_standardization(tf.ones([2, 2, 1]))", "e"),
+    ("image_per_image_standardization_ph",
+     "tf.image.per_image_standardization(ph(tf.uint8, [None, None, None, 3]))", "g"),
+    ("image_per_image_standardization_bad_rank", "tf.image.per_image_standardization(tf.ones([4]))", "ge"),
+    # ------------------------------------------------------------------ colour spaces
+    ("image_rgb_to_grayscale_float", f"tf.image.rgb_to_grayscale({RGB})", "ge"),
+    ("image_rgb_to_grayscale_uint8", f"tf.image.rgb_to_grayscale({U4})", "ge"),
+    ("image_rgb_to_grayscale_named", f"tf.image.rgb_to_grayscale({U3}, name='gray')", "ge"),
+    ("image_grayscale_to_rgb", "tf.image.grayscale_to_rgb(tf.reshape(tf.range(6.0), [2, 3, 1]))", "ge"),
+    ("image_grayscale_to_rgb_4d", "tf.image.grayscale_to_rgb(tf.ones([2, 2, 2, 1], tf.uint8))", "e"),
+    ("image_grayscale_to_rgb_ph", "tf.image.grayscale_to_rgb(ph(tf.float32, [None, None, 1]))", "g"),
+    ("image_grayscale_to_rgb_bad", "tf.image.grayscale_to_rgb(tf.ones([2, 2, 3]))", "ge"),
+    ("image_grayscale_to_rgb_rank1", "tf.image.grayscale_to_rgb(tf.ones([1]))", "ge"),
+    ("image_rgb_to_yuv", f"tf.image.rgb_to_yuv({RGB})", "ge"),
+    ("image_yuv_to_rgb", f"tf.image.yuv_to_rgb({RGB4})", "ge"),
+    ("image_rgb_to_yiq", f"tf.image.rgb_to_yiq({RGB4})", "ge"),
+    ("image_yiq_to_rgb", f"tf.image.yiq_to_rgb({RGB})", "ge"),
+    ("image_rgb_to_yiq_double", f"tf.image.rgb_to_yiq(tf.cast({RGB}, tf.float64))", "e"),
+    ("image_rgb_to_yuv_ph", "tf.image.rgb_to_yuv(ph(tf.float32, [None, None, 3]))", "g"),
+    ("image_rgb_to_yuv_uint8", f"tf.image.rgb_to_yuv({U3})", "ge"),
+    # ------------------------------------------------------------------ gradients, total variation, psnr
+    ("image_image_gradients", f"tf.image.image_gradients({F4})", "ge"),
+    ("image_image_gradients_int", f"tf.image.image_gradients({U4})", "e"),
+    ("image_image_gradients_3d", f"tf.image.image_gradients({F3})", "ge"),
+    ("image_total_variation_3d", f"tf.image.total_variation({F3})", "ge"),
+    ("image_total_variation_4d", f"tf.image.total_variation({RGB4}, name='tv')", "ge"),
+    ("image_total_variation_int", "tf.image.total_variation(tf.constant([[[1], [5]], [[2], [0]]]))", "e"),
+    ("image_total_variation_bad_rank", "tf.image.total_variation(tf.ones([2, 2]))", "ge"),
+    ("image_psnr_float", f"tf.image.psnr({RGB4}, tf.image.flip_left_right({RGB4}), max_val=1.0)", "ge"),
+    ("image_psnr_uint8", f"tf.image.psnr({U4}, tf.image.flip_up_down({U4}), 255)", "ge"),
+    ("image_psnr_3d", f"tf.image.psnr({RGB}, {RGB} * 0.5, 1.0, name='p')", "e"),
+    ("image_psnr_bad_shapes", f"tf.image.psnr({RGB}, tf.ones([2, 3, 3]), 1.0)", "ge"),
+    # ------------------------------------------------------------------ seeded random augmentation
+    ("image_random_flip_left_right_3d", f"tf.random.set_seed(3)\ntf.image.random_flip_left_right({F3}, seed=5)",
+     "ge"),
+    ("image_random_flip_left_right_4d",
+     "tf.random.set_seed(1)\ntf.image.random_flip_left_right(tf.reshape(tf.range(96.0), [8, 3, 4, 1]), seed=7)",
+     "ge"),
+    ("image_random_flip_up_down_3d", f"tf.random.set_seed(2)\ntf.image.random_flip_up_down({U3}, seed=11)", "ge"),
+    ("image_random_flip_up_down_4d",
+     "tf.random.set_seed(4)\ntf.image.random_flip_up_down(tf.reshape(tf.range(48, dtype=tf.int32), [8, 3, 2, 1]),"
+     " seed=1)", "e"),
+    ("image_random_flip_op_seed_only", f"tf.image.random_flip_left_right({F4}, seed=9)", "ge"),
+    ("image_random_flip_bad_rank", "tf.image.random_flip_left_right(tf.ones([2]))", "ge"),
+    ("image_random_brightness", f"tf.random.set_seed(5)\ntf.image.random_brightness({RGB}, 0.3, seed=2)", "ge"),
+    ("image_random_brightness_uint8", f"tf.random.set_seed(6)\ntf.image.random_brightness({U3}, 0.5, seed=3)", "e"),
+    ("image_random_brightness_negative", f"tf.image.random_brightness({RGB}, -0.1)", "ge"),
+    ("image_random_contrast", f"tf.random.set_seed(7)\ntf.image.random_contrast({RGB4}, 0.2, 1.8, seed=4)", "ge"),
+    ("image_random_contrast_uint8", f"tf.random.set_seed(8)\ntf.image.random_contrast({U3}, 0.5, 1.5, seed=1)", "e"),
+    ("image_random_contrast_bad_range", f"tf.image.random_contrast({RGB}, 1.0, 0.5)", "ge"),
+    ("image_random_contrast_negative_lower", f"tf.image.random_contrast({RGB}, -1.0, 0.5)", "e"),
+    ("image_random_crop", f"tf.random.set_seed(9)\ntf.image.random_crop({F3}, [2, 2, 2], seed=3)", "ge"),
+    ("image_random_crop_4d", f"tf.random.set_seed(10)\ntf.image.random_crop({F4}, [1, 2, 3, 2], seed=6)", "e"),
+    ("image_random_crop_ph", "tf.random.set_seed(10)\ntf.image.random_crop(ph(tf.float32, [None, None, 3]), "
+     "[5, 5, 3], seed=6)", "g"),
+    ("image_random_crop_too_big", f"tf.random.set_seed(1)\ntf.image.random_crop({F3}, [4, 2, 2], seed=1)", "e"),
+]  # fmt: skip
+
+
+def main() -> int:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    OUT.mkdir(parents=True, exist_ok=True)
+    graph, eager = {}, {}
+    for case_id, code, modes in CASES:
+        if "g" in modes:
+            graph[case_id] = {"code": code, **base.graph_case(code)}
+        if "e" in modes:
+            with tf.device("/CPU:0"):
+                eager[case_id] = {"code": code, **base.eager_case(code)}
+    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_image_ops.py"}
+    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
+        (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
+    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
