@@ -43,3 +43,11 @@ __all__ = [
     "trace",
     "triangular_solve",
 ]
+
+# tf.linalg's everyday compositions (namespace-math work: api/array_ops.py, api/clip_ops.py, api/linalg_ops.py)
+from modtensor.api.array_ops import matrix_transpose  # noqa: E402
+from modtensor.api.clip_ops import global_norm  # noqa: E402
+from modtensor.api.linalg_ops import logdet, pinv  # noqa: E402
+from modtensor.api.nn_impl import l2_normalize  # noqa: E402
+
+__all__ += ["global_norm", "l2_normalize", "logdet", "matrix_transpose", "pinv"]

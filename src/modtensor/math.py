@@ -155,3 +155,9 @@ __all__ = [
     "is_finite",
     "reduce_logsumexp",
 ]
+
+# tf.math's everyday compositions (namespace-math work: api/math_ops.py, api/nn_impl.py)
+from modtensor.api.math_ops import count_nonzero, polyval  # noqa: E402
+from modtensor.api.nn_impl import l2_normalize  # noqa: E402
+
+__all__ += ["count_nonzero", "l2_normalize", "polyval"]

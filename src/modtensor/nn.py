@@ -56,3 +56,26 @@ __all__ = [
     "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits",
 ]
+
+# tf.nn's everyday compositions (namespace-math work: api/nn_ops.py, api/nn_impl.py)
+from modtensor.api.nn_impl import (  # noqa: E402
+    l2_normalize,
+    log_poisson_loss,
+    separable_conv2d,
+    silu,
+    swish,
+    weighted_cross_entropy_with_logits,
+)
+from modtensor.api.nn_ops import conv1d, conv2d_transpose, max_pool1d  # noqa: E402
+
+__all__ += [
+    "conv1d",
+    "conv2d_transpose",
+    "l2_normalize",
+    "log_poisson_loss",
+    "max_pool1d",
+    "separable_conv2d",
+    "silu",
+    "swish",
+    "weighted_cross_entropy_with_logits",
+]

@@ -22,6 +22,8 @@ from modtensor.framework.tensor import Tensor
 
 __all__ = [
     "boolean_mask",
+    "meshgrid",
+    "sequence_mask",
     "concat",
     "expand_dims",
     "fill",
@@ -524,3 +526,77 @@ def identity_n(input: Any, name: str | None = None) -> list[Tensor]:
 def stop_gradient(input: Any, name: str | None = None) -> Tensor:
     """``input`` unchanged, as a constant for gradient computation (``StopGradient``)."""
     return apply_op("StopGradient", name=name, input=input)
+
+
+# --------------------------------------------------------------------------- grids, masks, matrix transpose
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
+    """N-D coordinate grids of 1-D ``args`` (``indexing`` "xy" or "ij"), as TF's reshape-times-ones composition."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        key = list(kwargs.keys())[0]
+        raise TypeError(f"'{key}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    with op_scope(name, "meshgrid", list(args)):
+        ndim = len(args)
+        s0 = (1,) * ndim
+        if not ndim:
+            return []
+        output = [reshape(stack(x), s0[:i] + (-1,) + s0[i + 1 :]) for i, x in enumerate(args)]
+        shapes = [size(x) for x in args]
+        output_dtype = convert_to_tensor(args[0]).dtype.base_dtype
+        if indexing == "xy" and ndim > 1:
+            output[0] = reshape(output[0], (1, -1) + (1,) * (ndim - 2))
+            output[1] = reshape(output[1], (-1, 1) + (1,) * (ndim - 2))
+            shapes[0], shapes[1] = shapes[1], shapes[0]
+        mult_fact = ones(shapes, output_dtype)
+        return [x * mult_fact for x in output]
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, name: str | None = None) -> Tensor:
+    """``mask[i..., j] = j < lengths[i...]`` up to ``maxlen`` (default: the largest length), TF's Range/Less mask."""
+    with op_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            if lengths.shape.rank is not None:
+                axes: Any = constant(np.arange(lengths.shape.rank), dtype=dtypes.int32)
+            else:
+                axes = apply_op("Range", start=0, limit=rank(lengths), delta=1)
+            maxlen = apply_op("Max", input=lengths, reduction_indices=axes, keep_dims=False)
+            maxlen = apply_op("Maximum", x=constant(0, maxlen.dtype), y=maxlen)
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.shape.rank is not None and maxlen.shape.rank != 0:
+            raise ValueError(
+                f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} with shape "
+                f"'{maxlen.shape}' instead"
+            )
+        row_vector = apply_op(
+            "Range", start=constant(0, maxlen.dtype), limit=maxlen, delta=constant(1, maxlen.dtype)
+        )
+        matrix = apply_op("Cast", x=expand_dims(lengths, -1), DstT=maxlen.dtype)
+        result = row_vector < matrix
+        if dtype is None or result.dtype.is_compatible_with(dtypes.as_dtype(dtype)):
+            return result
+        return apply_op("Cast", x=result, DstT=dtypes.as_dtype(dtype))
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    """The last two dimensions of ``a`` swapped (``Transpose`` with TF's permutation, computed from ``Rank`` if
+    needed)."""
+    with op_scope(name, "matrix_transpose", [a]):
+        a = convert_to_tensor(a, name="a")
+        ndims = a.shape.rank
+        if ndims is not None:
+            if ndims < 2:
+                raise ValueError(
+                    f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: {a.shape}"
+                )
+            perm: Any = list(range(ndims - 2)) + [ndims - 1] + [ndims - 2]
+        else:
+            a_rank = rank(a)
+            perm = concat((apply_op("Range", start=0, limit=a_rank - 2, delta=1), [a_rank - 1, a_rank - 2]), 0)
+        return transpose(a, perm=perm, conjugate=conjugate)

@@ -377,3 +377,52 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     with op_scope(name, "Trace", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         return math.reduce_sum(diag_part(x), [-1], name=scope)
+
+
+# --------------------------------------------------------------------------- log-determinant, pseudo-inverse
+
+
+def logdet(matrix: Any, name: str | None = None) -> Tensor:
+    """Log-determinant of each Hermitian positive-definite inner matrix: ``2 * sum(log(diag(cholesky)))``."""
+    with op_scope(name, "logdet", [matrix]):
+        chol = apply_op("Cholesky", input=matrix)
+        if chol.dtype.is_complex:
+            raise NotImplementedError("logdet of complex matrices is not implemented yet (no Real op)")
+        return 2.0 * math.reduce_sum(math.log(diag_part(chol)), axis=[-1])
+
+
+def pinv(a: Any, rcond: Any = None, validate_args: bool = False, name: str | None = None) -> Tensor:
+    """Moore-Penrose pseudo-inverse of each inner matrix from its SVD, singular values below ``rcond`` dropped."""
+    from modtensor.framework import tensor_shape
+
+    with op_scope(name or "pinv", "pinv", [a]):
+        a = convert_to_tensor(a, name="a")
+        if not a.dtype.is_floating:
+            raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
+        if a.shape.rank is not None and a.shape.rank < 2:
+            raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {a.shape.rank}).")
+        if a.shape.rank is None and validate_args:
+            raise NotImplementedError("pinv's validate_args on an unknown rank is not implemented yet")
+        dtype = a.dtype.as_numpy_dtype
+        if rcond is None:
+
+            def get_dim_size(dim: int) -> Any:
+                value = tensor_shape.dimension_value(a.shape[dim])
+                return value if value is not None else array_ops.shape(a)[dim]
+
+            num_rows, num_cols = get_dim_size(-2), get_dim_size(-1)
+            if isinstance(num_rows, int) and isinstance(num_cols, int):
+                max_rows_cols: Any = float(max(num_rows, num_cols))
+            else:
+                max_rows_cols = math.cast(math.maximum(num_rows, num_cols), dtype)
+            rcond = 10.0 * max_rows_cols * np.finfo(dtype).eps
+        rcond = convert_to_tensor(rcond, dtype=a.dtype, name="rcond")
+        singular_values, left, right = svd(a, full_matrices=False, compute_uv=True)
+        cutoff = rcond * math.reduce_max(singular_values, axis=-1)
+        singular_values = array_ops.where(
+            singular_values > array_ops.expand_dims(cutoff, -1), singular_values, np.array(np.inf, dtype)
+        )
+        a_pinv = math.matmul(right / array_ops.expand_dims(singular_values, -2), left, adjoint_b=True)
+        if a.shape.rank is not None:
+            a_pinv.set_shape(a.shape[:-2].concatenate([a.shape[-1], a.shape[-2]]))
+        return a_pinv

@@ -767,3 +767,40 @@ def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Tensor:
         if scalar.shape.rank != 0:
             raise ValueError(f"The input scalar must be a 0-D value. Received shape {scalar.shape}.")
         return apply_op("Mul", name=scope, x=scalar, y=x)
+
+
+# --------------------------------------------------------------------------- tf.math compositions (namespace math)
+
+
+def count_nonzero(
+    input: Any, axis: Any = None, keepdims: bool | None = None, dtype: Any = dtypes.int64, name: str | None = None
+) -> Tensor:
+    """Number of nonzero elements over ``axis`` (TF's ``NotEqual`` + int64 ``Sum`` + ``Cast`` composition)."""
+    if keepdims is None:
+        keepdims = False
+    with op_scope(name, "count_nonzero", [input]):
+        input = convert_to_tensor(input, name="input")
+        if input.dtype == dtypes.bool:
+            predicate = input
+        else:
+            from modtensor.api.array_ops import zeros
+
+            predicate = apply_op("NotEqual", x=input, y=zeros([], dtype=input.dtype))
+        return cast(reduce_sum(cast(predicate, dtypes.int64), axis=axis, keepdims=keepdims), dtype=dtype)
+
+
+def polyval(coeffs: list[Any], x: Any, name: str | None = None) -> Tensor:
+    """The polynomial with ``coeffs`` (highest power first) at ``x``, by Horner's rule as TF composes it."""
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    with op_scope(name, "polyval", [*coeffs, x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if len(coeffs) < 1:
+            from modtensor.api.array_ops import zeros_like
+
+            return zeros_like(x, name=scope)
+        tensors = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
+        p = tensors[0]
+        for c in tensors[1:]:
+            p = c + p * x
+        return p

@@ -6,12 +6,14 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import numpy as np
+
 from modtensor.api import array_ops, context, random_ops
 from modtensor.api import math_ops as math
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import constant, convert_to_tensor, is_tensor, op_scope
 from modtensor.framework import dtypes, tensor_shape
-from modtensor.framework.graph import SymbolicTensor
+from modtensor.framework.graph import SymbolicTensor, get_default_graph
 from modtensor.framework.tensor import Tensor
 
 __all__: list[str] = []
@@ -97,3 +99,135 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None,
         if isinstance(ret, SymbolicTensor) and not context.executing_eagerly():
             ret.set_shape(x.shape)
         return ret
+
+
+# --------------------------------------------------------------------------- normalization, activations, losses
+
+
+def l2_normalize(
+    x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None, dim: Any = None
+) -> Tensor:
+    """``x / sqrt(max(sum(x**2, axis), epsilon))`` as TF composes it (``Square``, ``Sum``, ``Maximum``, ``Rsqrt``)."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    with op_scope(name, "l2_normalize", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            raise NotImplementedError("l2_normalize of complex tensors is not implemented yet (no Real/Imag ops)")
+        square_sum = math.reduce_sum(math.square(x), axis, keepdims=True)
+        x_inv_norm = math.rsqrt(math.maximum(square_sum, epsilon))
+        return math.multiply(x, x_inv_norm, name=scope)
+
+
+def swish(features: Any, beta: Any = 1.0) -> Tensor:
+    """``features * sigmoid(beta * features)`` with TF's custom gradient (``tf.nn.silu`` / ``tf.nn.swish``)."""
+    from modtensor.api.custom_gradient import custom_gradient
+
+    features = convert_to_tensor(features, name="features")
+    beta = math.cast(convert_to_tensor(beta, name="beta"), features.dtype)
+
+    @custom_gradient
+    def swish_impl(features: Tensor, beta: Tensor) -> Any:
+        def grad(dy: Tensor) -> tuple[Tensor, Tensor]:
+            if context.executing_eagerly():
+                sigmoid_features = math.sigmoid(beta * features)
+            else:
+                with get_default_graph().control_dependencies([dy]):
+                    sigmoid_features = math.sigmoid(beta * features)
+            activation_grad = sigmoid_features * (1.0 + beta * features * (1.0 - sigmoid_features))
+            beta_grad = math.reduce_sum(dy * math.square(features) * sigmoid_features * (1.0 - sigmoid_features))
+            return dy * activation_grad, beta_grad
+
+        return features * math.sigmoid(beta * features), grad
+
+    return swish_impl(features, beta)
+
+
+silu = swish
+
+
+def _assert_same_shape(a: Tensor, b: Tensor, what: str) -> None:
+    """TF's same-shape check of a loss's two inputs (a ValueError naming both static shapes)."""
+    if not a.shape.is_compatible_with(b.shape):
+        raise ValueError(what.format(a=a.shape, b=b.shape))
+
+
+def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False, name: str | None = None) -> Tensor:
+    """Poisson negative log likelihood ``exp(log_input) - log_input * targets`` (+ Stirling's term when full)."""
+    import math as pymath
+
+    with op_scope(name, "log_poisson_loss", [log_input, targets]):
+        log_input = convert_to_tensor(log_input, name="log_input")
+        targets = convert_to_tensor(targets, name="targets")
+        if not targets.shape.is_compatible_with(log_input.shape):
+            raise ValueError(
+                f"`log_input` and `targets` must have the same shape, received ({log_input.shape} vs "
+                f"{targets.shape})."
+            )
+        result = math.exp(log_input) - log_input * targets
+        if compute_full_loss:
+            point_five = constant(0.5, dtype=targets.dtype)
+            two_pi = constant(2 * pymath.pi, dtype=targets.dtype)
+            stirling_approx = targets * math.log(targets) - targets + point_five * math.log(two_pi * targets)
+            zeros = array_ops.zeros_like(targets, dtype=targets.dtype)
+            ones = array_ops._ones_like_v1(targets)  # TF 1's ones_like (Shape + Fill), as nn_impl uses
+            cond = math.logical_and(targets >= zeros, targets <= ones)
+            result += apply_op("Select", condition=cond, t=zeros, e=stirling_approx)
+        return result
+
+
+def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any, name: str | None = None) -> Tensor:
+    """Sigmoid cross entropy with positives weighted by ``pos_weight``, TF's numerically stable composition."""
+    from modtensor.api.nn_ops import relu
+
+    with op_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(
+                f"`logits` and `labels` must have the same shape, received ({logits.shape} vs {labels.shape})."
+            )
+        log_weight = 1 + (pos_weight - 1) * labels
+        return math.add(
+            (1 - labels) * logits,
+            log_weight * (math.log1p(math.exp(-math.abs(logits))) + relu(-logits)),
+            name=scope,
+        )
+
+
+def separable_conv2d(
+    input: Any,
+    depthwise_filter: Any,
+    pointwise_filter: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str | None = None,
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """A depthwise convolution then a 1x1 ``Conv2D`` mixing channels (TF's ``depthwise`` + ``Conv2D`` graph)."""
+    from modtensor.api.nn_ops import conv2d
+
+    with op_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pointwise_filter_shape = pointwise_filter.shape.with_rank(4)
+        pointwise_filter_shape.dims[0].assert_is_compatible_with(1)
+        pointwise_filter_shape.dims[1].assert_is_compatible_with(1)
+        rate = [1, 1] if dilations is None else list(np.broadcast_to(dilations, [2]))
+        if any(r != 1 for r in rate):
+            raise NotImplementedError("separable_conv2d with dilations is not implemented yet (TF's space-to-batch)")
+        depthwise = apply_op(
+            "DepthwiseConv2dNative",
+            name="depthwise",
+            input=input,
+            filter=depthwise_filter,
+            strides=list(strides),
+            padding=padding,
+            **({} if data_format is None else {"data_format": data_format}),
+        )
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format,
+                      name=scope)  # fmt: skip

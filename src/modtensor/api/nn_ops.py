@@ -410,5 +410,117 @@ def avg_pool(
     return apply_op("AvgPool", name=name, value=input, ksize=ksize, strides=strides, padding=padding, **attrs)
 
 
+
+# --------------------------------------------------------------------------- 1-D convolution and pooling, transpose
+
+
+def conv1d(
+    input: Any,
+    filters: Any,
+    stride: Any,
+    padding: Any,
+    data_format: str = "NWC",
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """1-D convolution as TF builds it: ``ExpandDims`` of input and filters, ``Conv2D``, ``Squeeze``."""
+    from modtensor.api.array_ops import expand_dims, squeeze
+
+    with op_scope(name, "conv1d", [input, filters]) as scope:
+        if data_format is None or data_format in ("NHWC", "NWC"):
+            data_format, spatial_start_dim, channel_index = "NHWC", -3, 2
+        elif data_format in ("NCHW", "NCW"):
+            data_format, spatial_start_dim, channel_index = "NCHW", -2, 1
+        else:
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        strides = [1, *_get_sequence(stride, 1, channel_index, "stride")]
+        dilations = [1, *_get_sequence(dilations, 1, channel_index, "dilations")]
+        input = expand_dims(input, spatial_start_dim)
+        filters = expand_dims(filters, 0)
+        if input.shape.rank not in (4, 3, 2, 1, 0, None):
+            raise NotImplementedError("conv1d of inputs with more than one batch dimension is not implemented yet")
+        padding, explicit = _convert_padding(padding)
+        result = apply_op(
+            "Conv2D",
+            name=scope,
+            input=input,
+            filter=filters,
+            strides=strides,
+            padding=padding,
+            use_cudnn_on_gpu=True,
+            explicit_paddings=explicit,
+            data_format=data_format,
+            dilations=dilations,
+        )
+        return squeeze(result, [spatial_start_dim])
+
+
+def conv2d_transpose(
+    input: Any,
+    filters: Any,
+    output_shape: Any,
+    strides: Any,
+    padding: Any = "SAME",
+    data_format: str = "NHWC",
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """The gradient of ``conv2d`` with respect to its input (``Conv2DBackpropInput``), TF's "deconvolution"."""
+    with op_scope(name, "conv2d_transpose", [input, filters, output_shape]) as scope:
+        if data_format is None:
+            data_format = "NHWC"
+        channel_index = 1 if data_format.startswith("NC") else 3
+        strides = _get_sequence(strides, 2, channel_index, "strides")
+        dilations = _get_sequence(dilations, 2, channel_index, "dilations")
+        padding, explicit = _convert_padding(padding)
+        return apply_op(
+            "Conv2DBackpropInput",
+            name=scope,
+            input_sizes=output_shape,
+            filter=filters,
+            out_backprop=input,
+            strides=strides,
+            padding=padding,
+            explicit_paddings=explicit,
+            data_format=data_format,
+            dilations=dilations,
+        )
+
+
+def max_pool1d(
+    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC", name: str | None = None
+) -> Tensor:
+    """Max pooling over 1-D windows as TF builds it: ``ExpandDims``, ``MaxPool``, ``Squeeze``."""
+    from modtensor.api.array_ops import expand_dims, squeeze
+
+    with op_scope(name, "MaxPool1d", [input]) as scope:
+        if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
+            raise ValueError(
+                f"`data_format='NCHW_VECT_C'` is not supported with explicit padding. Received: padding={padding}"
+            )
+        if data_format is None:
+            data_format = "NWC"
+        channel_index = 1 if data_format.startswith("NC") else 2
+        ksize = [1, *_get_sequence(ksize, 1, channel_index, "ksize")]
+        strides = [1, *_get_sequence(strides, 1, channel_index, "strides")]
+        padding, explicit = _convert_padding(padding, 3)
+        if padding == "EXPLICIT":
+            explicit = [0, 0, *explicit]
+        expanding_dim = 1 if data_format == "NWC" else 2
+        data_format = "NHWC" if data_format == "NWC" else "NCHW"
+        input = expand_dims(input, expanding_dim)
+        result = apply_op(
+            "MaxPool",
+            name=scope,
+            input=input,
+            ksize=ksize,
+            strides=strides,
+            padding=padding,
+            explicit_paddings=explicit,
+            data_format=data_format,
+        )
+        return squeeze(result, expanding_dim)
+
+
 sigmoid = math.sigmoid
 tanh = math.tanh

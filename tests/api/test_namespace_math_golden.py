@@ -1,0 +1,46 @@
+"""Everyday ``tf.math``/``tf.nn``/``tf.linalg`` compositions against TF 2.21: count_nonzero, polyval, l2_normalize,
+meshgrid, sequence_mask, matrix_transpose, clip_by_global_norm, global_norm, logdet, pinv, conv1d, conv2d_transpose,
+max_pool1d, silu/swish, log_poisson_loss, weighted_cross_entropy_with_logits and separable_conv2d.
+
+Golden snippets (tests/golden/namespace_math, tools/make_golden_namespace_math.py) replayed as in test_breadth_ops.py:
+TF's graph node for node (with the static shapes of placeholders' results) where the snippet's mode has "g", TF's
+eager values, GradientTape gradients or errors where it has "e".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import modtensor as tf
+
+from .frontend_golden import EAGER_CASES, GRAPH_CASES, case_ids, check_eager_case, check_graph_case, tensorflow_names
+
+NEW_NAMES = {
+    "tf": ["clip_by_global_norm", "meshgrid", "sequence_mask"],
+    "tf.math": ["count_nonzero", "l2_normalize", "polyval"],
+    "tf.nn": ["conv1d", "conv2d_transpose", "l2_normalize", "log_poisson_loss", "max_pool1d", "separable_conv2d",
+              "silu", "swish", "weighted_cross_entropy_with_logits"],
+    "tf.linalg": ["global_norm", "l2_normalize", "logdet", "matrix_transpose", "pinv"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case_id", case_ids(GRAPH_CASES, "nsmath_"))
+def test_graph_matches_tensorflow(case_id: str) -> None:
+    check_graph_case(case_id)
+
+
+@pytest.mark.parametrize("case_id", case_ids(EAGER_CASES, "nsmath_"))
+def test_eager_matches_tensorflow(case_id: str) -> None:
+    check_eager_case(case_id)
+
+
+@pytest.mark.parametrize("module", sorted(NEW_NAMES))
+def test_names_are_tensorflows(module: str) -> None:
+    namespace = tf
+    for part in module.split(".")[1:]:
+        namespace = getattr(namespace, part)
+    assert set(NEW_NAMES[module]) <= tensorflow_names(module)
+    for name in NEW_NAMES[module]:
+        assert hasattr(namespace, name), f"{module}.{name}"
+        if module != "tf":
+            assert name in namespace.__all__, f"{module}.{name}"

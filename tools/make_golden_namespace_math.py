@@ -1,0 +1,185 @@
+"""Record what TensorFlow's everyday ``tf.math``/``tf.nn``/``tf.linalg`` compositions build and compute.
+
+    /work/tfvenv/bin/python tools/make_golden_namespace_math.py
+
+The sibling of ``tools/make_golden_image_ops.py`` (same snippet format and records, the functions of
+``tools/make_golden_frontend_ops.py`` reused): ``tf.math.count_nonzero``/``polyval``/``l2_normalize``,
+``tf.meshgrid``, ``tf.sequence_mask``, ``tf.clip_by_global_norm``, ``tf.linalg.matrix_transpose``/``logdet``/
+``pinv``/``global_norm``, ``tf.nn.conv1d``/``conv2d_transpose``/``max_pool1d``/``silu``/``log_poisson_loss``/
+``weighted_cross_entropy_with_logits``/``separable_conv2d``: values, dtypes, placeholders with unknown dims
+(graph mode: TF's nodes and static shapes), ``tf.GradientTape`` gradients (eager) and TF's errors for bad input.
+Writes ``tests/golden/namespace_math/`` (``graph_cases.json``, ``eager_cases.json``), read by
+``tests/api/test_namespace_math_golden.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
+import make_golden_frontend_ops as base  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "namespace_math"
+
+X = "tf.constant([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]])"
+SEQ = "tf.reshape(tf.range(24.0) / 10.0, [2, 4, 3])"
+IMG = "tf.reshape(tf.range(32.0) / 16.0, [1, 4, 4, 2])"
+SPD = "tf.constant([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])"
+
+
+def tape(setup: str, expr: str, wrt: str = "x") -> str:
+    """A snippet returning the gradient of ``reduce_sum(expr)`` with respect to ``wrt`` (eager)."""
+    body = f"with tf.GradientTape() as t:\n    t.watch({wrt})\n    y = tf.reduce_sum({expr})"
+    return f"{setup}\n{body}\nt.gradient(y, {wrt})"
+
+
+# (case id, snippet, modes) as in make_golden_frontend_ops.py; ids start with "nsmath_".
+CASES: list[tuple[str, str, str]] = [
+    # ------------------------------------------------------------------ count_nonzero, polyval
+    ("nsmath_count_nonzero", f"tf.math.count_nonzero({X})", "ge"),
+    ("nsmath_count_nonzero_axis", f"tf.math.count_nonzero({X}, axis=1, keepdims=True, dtype=tf.int32)", "ge"),
+    ("nsmath_count_nonzero_bool", "tf.math.count_nonzero(tf.constant([[True, False], [True, True]]), 0)", "ge"),
+    ("nsmath_count_nonzero_int", "tf.math.count_nonzero([0, 5, 0, 7])", "e"),
+    ("nsmath_count_nonzero_ph", "tf.math.count_nonzero(ph(tf.float32, [None, 3]), axis=-1)", "g"),
+    ("nsmath_count_nonzero_ph_rank", "tf.math.count_nonzero(ph(tf.int32))", "g"),
+    ("nsmath_polyval", "tf.math.polyval([1.0, 2.0, 3.0], tf.constant([0.0, 1.0, 2.0]))", "ge"),
+    ("nsmath_polyval_tensors", "tf.math.polyval([tf.constant(2), 3], tf.constant([[1, 2], [3, 4]]))", "ge"),
+    ("nsmath_polyval_empty", "tf.math.polyval([], tf.constant([1.0, 2.0]))", "ge"),
+    ("nsmath_polyval_not_list", "tf.math.polyval((1.0, 2.0), 1.0)", "ge"),
+    # ------------------------------------------------------------------ l2_normalize
+    ("nsmath_l2_normalize", f"tf.math.l2_normalize({X})", "ge"),
+    ("nsmath_l2_normalize_axis", f"tf.nn.l2_normalize({X}, axis=1)", "ge"),
+    ("nsmath_l2_normalize_axes_eps", f"tf.linalg.l2_normalize({X}, [0, 1], epsilon=100.0, name='n')", "ge"),
+    ("nsmath_l2_normalize_zero", "tf.math.l2_normalize(tf.zeros([2, 2]), 0)", "e"),
+    ("nsmath_l2_normalize_double", "tf.nn.l2_normalize(tf.constant([3.0, 4.0], tf.float64), dim=0)", "e"),
+    ("nsmath_l2_normalize_ph", "tf.math.l2_normalize(ph(tf.float32, [None, 4]), -1)", "g"),
+    ("nsmath_l2_normalize_grad", tape(f"x = {X}", "tf.math.l2_normalize(x, 1) * [[1.0, 2.0, 3.0]]"), "e"),
+    # ------------------------------------------------------------------ meshgrid, sequence_mask, matrix_transpose
+    ("nsmath_meshgrid_xy", "tf.meshgrid([1, 2, 3], [4, 5])", "ge"),
+    ("nsmath_meshgrid_ij", "tf.meshgrid(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0, 5.0]), indexing='ij')",
+     "ge"),
+    ("nsmath_meshgrid_3d", "tf.meshgrid([1, 2], [3, 4, 5], [6])", "e"),
+    ("nsmath_meshgrid_one", "tf.meshgrid(tf.constant([1.0, 2.0]))", "ge"),
+    ("nsmath_meshgrid_ph", "tf.meshgrid(ph(tf.float32, [None]), ph(tf.float32, [3]))", "g"),
+    ("nsmath_meshgrid_bad_indexing", "tf.meshgrid([1], [2], indexing='xx')", "ge"),
+    ("nsmath_meshgrid_bad_kwarg", "tf.meshgrid([1], [2], sparse=True)", "e"),
+    ("nsmath_sequence_mask", "tf.sequence_mask([1, 3, 2], 5)", "ge"),
+    ("nsmath_sequence_mask_default_maxlen", "tf.sequence_mask(tf.constant([[1, 3], [2, 0]]))", "ge"),
+    ("nsmath_sequence_mask_dtype", "tf.sequence_mask([2, 0, 4], 4, dtype=tf.float32)", "ge"),
+    ("nsmath_sequence_mask_ph", "tf.sequence_mask(ph(tf.int32, [None]), dtype=tf.int32)", "g"),
+    ("nsmath_sequence_mask_ph_maxlen", "tf.sequence_mask(ph(tf.int64, [3]), ph(tf.int64, []))", "g"),
+    ("nsmath_sequence_mask_bad_maxlen", "tf.sequence_mask([1, 2], [3, 4])", "ge"),
+    ("nsmath_matrix_transpose", "tf.linalg.matrix_transpose(tf.reshape(tf.range(6), [2, 3]))", "ge"),
+    ("nsmath_matrix_transpose_batch", "tf.linalg.matrix_transpose(tf.ones([2, 3, 4]), name='mt')", "ge"),
+    ("nsmath_matrix_transpose_unknown_rank", "tf.linalg.matrix_transpose(ph(tf.float32))", "g"),
+    ("nsmath_matrix_transpose_rank1", "tf.linalg.matrix_transpose(tf.ones([3]))", "ge"),
+    # ------------------------------------------------------------------ clip_by_global_norm, global_norm
+    ("nsmath_clip_by_global_norm",
+     "c, n = tf.clip_by_global_norm([tf.constant([3.0, 4.0]), tf.constant([[12.0]])], 5.0)\n[*c, n]", "ge"),
+    ("nsmath_clip_by_global_norm_none",
+     "tf.clip_by_global_norm([tf.constant([3.0, 4.0]), None], 10.0)[0][0]", "ge"),
+    ("nsmath_clip_by_global_norm_use_norm",
+     "c, n = tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0, use_norm=tf.constant(2.0))\n[*c, n]", "ge"),
+    ("nsmath_clip_by_global_norm_ph",
+     "c, n = tf.clip_by_global_norm([ph(tf.float32, [None, 2]), ph(tf.float32, [3])], 1.0, name='clip')\n[*c, n]",
+     "g"),
+    ("nsmath_clip_by_global_norm_not_list", "tf.clip_by_global_norm('abc', 1.0)", "ge"),
+    ("nsmath_global_norm", "tf.linalg.global_norm([tf.constant([3.0]), tf.constant([4.0])])", "ge"),
+    # ------------------------------------------------------------------ logdet, pinv
+    ("nsmath_logdet", f"tf.linalg.logdet({SPD})", "ge"),
+    ("nsmath_logdet_batch", f"tf.linalg.logdet(tf.stack([{SPD}, 2.0 * {SPD}]))", "e"),
+    ("nsmath_logdet_ph", "tf.linalg.logdet(ph(tf.float64, [None, 3, 3]))", "g"),
+    ("nsmath_pinv", "tf.linalg.pinv(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))", "ge"),
+    ("nsmath_pinv_rcond", "tf.linalg.pinv(tf.constant([[1.0, 0.0], [0.0, 1e-9]], tf.float64), rcond=1e-6)", "ge"),
+    ("nsmath_pinv_ph", "tf.linalg.pinv(ph(tf.float32, [None, 4, 2]))", "g"),
+    ("nsmath_pinv_int", "tf.linalg.pinv(tf.constant([[1, 2], [3, 4]]))", "ge"),
+    ("nsmath_pinv_rank1", "tf.linalg.pinv(tf.constant([1.0, 2.0]))", "ge"),
+    # ------------------------------------------------------------------ conv1d, conv2d_transpose, max_pool1d
+    ("nsmath_conv1d", f"tf.nn.conv1d({SEQ}, tf.reshape(tf.range(18.0) / 9.0, [2, 3, 3]), 1, 'SAME')", "ge"),
+    ("nsmath_conv1d_valid_stride", f"tf.nn.conv1d({SEQ}, tf.ones([2, 3, 2]), stride=2, padding='VALID')", "ge"),
+    ("nsmath_conv1d_dilated", f"tf.nn.conv1d({SEQ}, tf.ones([2, 3, 1]), 1, 'VALID', dilations=2, name='c1')", "e"),
+    ("nsmath_conv1d_ph", "tf.nn.conv1d(ph(tf.float32, [None, None, 3]), tf.ones([3, 3, 4]), 1, 'SAME')", "g"),
+    ("nsmath_conv1d_bad_format", f"tf.nn.conv1d({SEQ}, tf.ones([2, 3, 1]), 1, 'SAME', data_format='NHCW')", "ge"),
+    ("nsmath_conv1d_grad", tape(f"x = {SEQ}", "tf.nn.conv1d(x, tf.ones([2, 3, 2]), 1, 'SAME')"), "e"),
+    ("nsmath_conv2d_transpose",
+     "tf.nn.conv2d_transpose(tf.reshape(tf.range(12.0), [1, 2, 2, 3]), tf.ones([3, 3, 2, 3]), [1, 4, 4, 2], 2)",
+     "ge"),
+    ("nsmath_conv2d_transpose_valid",
+     "tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 1]), tf.reshape(tf.range(4.0), [2, 2, 1, 1]), [1, 3, 3, 1], 1, "
+     "padding='VALID')", "ge"),
+    ("nsmath_conv2d_transpose_tensor_shape",
+     "tf.nn.conv2d_transpose(tf.ones([2, 2, 2, 3]), tf.ones([2, 2, 4, 3]), tf.constant([2, 4, 4, 4]), [2, 2], "
+     "name='deconv')", "ge"),
+    ("nsmath_conv2d_transpose_ph",
+     "tf.nn.conv2d_transpose(ph(tf.float32, [None, 2, 2, 3]), tf.ones([3, 3, 2, 3]), [5, 4, 4, 2], 2)", "g"),
+    ("nsmath_conv2d_transpose_bad_channels",
+     "tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 3]), tf.ones([3, 3, 2, 4]), [1, 4, 4, 2], 2)", "ge"),
+    ("nsmath_conv2d_transpose_grad",
+     tape("x = tf.reshape(tf.range(12.0), [1, 2, 2, 3])",
+          "tf.nn.conv2d_transpose(x, tf.ones([3, 3, 2, 3]), [1, 4, 4, 2], 2) * tf.range(2.0)"), "e"),
+    ("nsmath_max_pool1d", f"tf.nn.max_pool1d({SEQ}, 2, 2, 'VALID')", "ge"),
+    ("nsmath_max_pool1d_same", f"tf.nn.max_pool1d({SEQ}, [3], 1, 'SAME', name='mp')", "ge"),
+    ("nsmath_max_pool1d_ncw", "tf.nn.max_pool1d(ph(tf.float32, [None, 3, 8]), 2, 2, 'VALID', data_format='NCW')",
+     "g"),
+    ("nsmath_max_pool1d_ph", "tf.nn.max_pool1d(ph(tf.float32, [None, None, 3]), 2, 1, 'SAME')", "g"),
+    # ------------------------------------------------------------------ silu/swish, losses, separable_conv2d
+    ("nsmath_silu", "tf.nn.silu(tf.constant([-2.0, 0.0, 1.5]))", "e"),
+    ("nsmath_swish_beta", "tf.nn.swish(tf.constant([-2.0, 0.0, 1.5]), beta=0.5)", "e"),
+    ("nsmath_silu_grad", tape("x = tf.constant([-2.0, 0.0, 1.5])", "tf.nn.silu(x)"), "e"),
+    ("nsmath_log_poisson_loss", "tf.nn.log_poisson_loss(tf.constant([0.0, 0.5, 2.0, 5.0]), "
+     "tf.constant([0.1, -0.2, 0.3, 1.0]))", "ge"),
+    ("nsmath_log_poisson_loss_full", "tf.nn.log_poisson_loss(tf.constant([0.0, 0.5, 2.0, 5.0]), "
+     "tf.constant([0.1, -0.2, 0.3, 1.0]), compute_full_loss=True)", "ge"),
+    ("nsmath_log_poisson_loss_shapes", "tf.nn.log_poisson_loss(tf.ones([2]), tf.ones([3]))", "ge"),
+    ("nsmath_weighted_cross_entropy",
+     "tf.nn.weighted_cross_entropy_with_logits(tf.constant([1.0, 0.0, 1.0]), tf.constant([0.3, -2.0, 4.0]), 2.0)",
+     "ge"),
+    ("nsmath_weighted_cross_entropy_ph",
+     "tf.nn.weighted_cross_entropy_with_logits(ph(tf.float32, [None, 2]), ph(tf.float32, [4, None]), 0.5, "
+     "name='wce')", "g"),
+    ("nsmath_weighted_cross_entropy_shapes",
+     "tf.nn.weighted_cross_entropy_with_logits(tf.ones([2]), tf.ones([3]), 2.0)", "ge"),
+    ("nsmath_weighted_cross_entropy_grad",
+     tape("x = tf.constant([0.3, -2.0, 4.0])", "tf.nn.weighted_cross_entropy_with_logits([1.0, 0.0, 1.0], x, 3.0)"),
+     "e"),
+    ("nsmath_separable_conv2d",
+     f"tf.nn.separable_conv2d({IMG}, tf.ones([2, 2, 2, 2]) / 4.0, tf.reshape(tf.range(12.0), [1, 1, 4, 3]), "
+     "[1, 1, 1, 1], 'VALID')", "ge"),
+    ("nsmath_separable_conv2d_same",
+     f"tf.nn.separable_conv2d({IMG}, tf.ones([3, 3, 2, 1]), tf.ones([1, 1, 2, 2]), [1, 2, 2, 1], 'SAME', "
+     "name='sep')", "ge"),
+    ("nsmath_separable_conv2d_ph",
+     "tf.nn.separable_conv2d(ph(tf.float32, [None, None, None, 2]), tf.ones([3, 3, 2, 1]), tf.ones([1, 1, 2, 5]), "
+     "[1, 1, 1, 1], 'SAME')", "g"),
+    ("nsmath_separable_conv2d_bad_pointwise",
+     f"tf.nn.separable_conv2d({IMG}, tf.ones([2, 2, 2, 1]), tf.ones([2, 1, 2, 3]), [1, 1, 1, 1], 'VALID')", "ge"),
+]  # fmt: skip
+
+
+def main() -> int:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    OUT.mkdir(parents=True, exist_ok=True)
+    graph, eager = {}, {}
+    for case_id, code, modes in CASES:
+        if "g" in modes:
+            graph[case_id] = {"code": code, **base.graph_case(code)}
+        if "e" in modes:
+            with tf.device("/CPU:0"):
+                eager[case_id] = {"code": code, **base.eager_case(code)}
+    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_namespace_math.py"}
+    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
+        (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
+    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
