@@ -139,7 +139,9 @@ MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, in
     const float* row[12];
 #pragma GCC unroll 12
     for (int i = 0; i < R; ++i) row[i] = ptrs[t * 12 + i];
-#pragma GCC unroll 4
+    /* unrolled twice, not four times: with 12 row pointers live, GCC's 4x unrolled body shuffles pointers through
+     * xmm registers and runs ~7% slower (3x3 layers at 107 -> 115 GF/s on Zen 5) */
+#pragma GCC unroll 2
     for (int64_t p = 0; p < depth; ++p) {
       __m512 b0 = _mm512_loadu_ps(b);
       __m512 b1 = W == 2 ? _mm512_loadu_ps(b + 16) : b0;
