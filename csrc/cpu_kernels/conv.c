@@ -214,9 +214,9 @@ static void indirect_tasks(void* p, int64_t begin, int64_t end) {
   const int64_t ntaps = ij->ntaps, depth = ij->depth, c = j->c, ohw = j->oh * j->ow;
   const int rows_as_taps = ntaps == j->kh; /* a tap is a filter row (KW * C floats) */
   for (int64_t t = begin; t < end; ++t) {
-    int64_t tile = t / ij->grid.col_blocks, block = t % ij->grid.col_blocks;
-    int64_t r0 = tile * ij->grid.tile_rows, r1 = r0 + ij->grid.tile_rows < j->m ? r0 + ij->grid.tile_rows : j->m;
-    int64_t c0 = block * ij->grid.col_block, c1 = c0 + ij->grid.col_block < j->oc ? c0 + ij->grid.col_block : j->oc;
+    int64_t r0, r1, c0, c1;
+    mtk_grid_task(&ij->grid, t, &r0, &r1, &c0, &c1);
+    if (r1 <= r0 || c1 <= c0) continue;
     int64_t tiles = (r1 - r0 + mr - 1) / mr;
     /* the output rows whose filter rows cross the left or right edge (their copies go to scratch) */
     int64_t b = r0 / ohw, rem = r0 % ohw, oy0 = rem / j->ow, ox0 = rem % j->ow;
