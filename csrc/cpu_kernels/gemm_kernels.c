@@ -43,7 +43,7 @@ static inline void store_tmp(float* restrict out, const float* restrict tmp, int
 #endif
 
 /* One row of a block (up to 16 columns under mask k) stored: + C when accumulating, then the fused epilogue. */
-__attribute__((target("avx512f"))) static inline void store_row16(float* restrict out, __m512 r, __mmask16 k,
+__attribute__((target("avx512f,prfchw"))) static inline void store_row16(float* restrict out, __m512 r, __mmask16 k,
                                                                   int accumulate, const mtk_post* post, int i,
                                                                   int col) {
   if (accumulate) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(k, out));
@@ -64,7 +64,7 @@ __attribute__((target("avx512f"))) static inline void store_row16(float* restric
 }
 
 /* A 12 x 32 block (n <= 32 columns real) stored row by row. */
-__attribute__((target("avx512f"))) static inline void store_block32(__m512 (*acc)[2], float* restrict c, int64_t ldc,
+__attribute__((target("avx512f,prfchw"))) static inline void store_block32(__m512 (*acc)[2], float* restrict c, int64_t ldc,
                                                                     int accumulate, int m, int n,
                                                                     const mtk_post* post) {
   __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
@@ -81,7 +81,7 @@ __attribute__((target("avx512f"))) static inline void store_block32(__m512 (*acc
  * 49 = 4 * 12 + 1 rows at 7x7, 64 = 5 * 12 + 4 at 8x8) runs the FMAs of R rows, not of 12; the last panel of a product
  * whose width is not a multiple of 32 often holds 16 or fewer real columns (N = 44 -> 32 + 12): W = 1 runs one
  * accumulator per row over the first 16 columns of the (32-wide) packed panel, half the FMAs. */
-#define MTK_AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
+#define MTK_AVX512_INLINE __attribute__((target("avx512f,prfchw"), always_inline)) static inline
 
 /* The R x (16 * W) block in acc stored (rows below m, columns below n): the accumulators stay in registers, the
  * epilogue's per-column vectors are loaded once per block and its form decided once, not per row (a block of a
@@ -128,9 +128,22 @@ MTK_AVX512_INLINE void store_tile(const int R, const int W, __m512 (*acc)[2], fl
   }
 }
 
+/* The block of C this call will store, requested for writing now: its lines arrive while the products run (a
+ * layer whose output does not stay in cache otherwise waits for every line at the store). */
+MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ldc, int m) {
+#pragma GCC unroll 12
+  for (int i = 0; i < R; ++i) {
+    if (i < m) {
+      __builtin_prefetch(c + i * ldc, 1, 3);
+      if (W == 2) __builtin_prefetch(c + i * ldc + 16, 1, 3);
+    }
+  }
+}
+
 MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const float* restrict a,
                                    const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
                                    int n, const mtk_post* post) {
+  prefetch_c(R, W, c, ldc, m);
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -152,6 +165,7 @@ MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const f
 MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const float* restrict a, int64_t lda,
                                  const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m, int n,
                                  const mtk_post* post) {
+  prefetch_c(R, W, c, ldc, m);
   const float* row[12];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
@@ -177,6 +191,7 @@ MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const flo
 MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, int64_t depth, const float* const* ptrs,
                                      const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
                                      int n, const mtk_post* post) {
+  prefetch_c(R, W, c, ldc, m);
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -206,36 +221,36 @@ MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, in
 
 /* One kernel per (A source, R, W): the dispatchers below pick R from m and W from n. */
 #define MTK_AVX512_VARIANTS(R)                                                                                         \
-  __attribute__((target("avx512f"))) static void ukr_packed_##R##_1(int64_t kc, const float* restrict a,             \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_packed_##R##_1(int64_t kc, const float* restrict a,             \
                                                                      const float* restrict b, float* restrict c,       \
                                                                      int64_t ldc, int accumulate, int m, int n,        \
                                                                      const mtk_post* post) {                           \
     body_packed(R, 1, kc, a, b, c, ldc, accumulate, m, n, post);                                                       \
   }                                                                                                                    \
-  __attribute__((target("avx512f"))) static void ukr_packed_##R##_2(int64_t kc, const float* restrict a,             \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_packed_##R##_2(int64_t kc, const float* restrict a,             \
                                                                      const float* restrict b, float* restrict c,       \
                                                                      int64_t ldc, int accumulate, int m, int n,        \
                                                                      const mtk_post* post) {                           \
     body_packed(R, 2, kc, a, b, c, ldc, accumulate, m, n, post);                                                       \
   }                                                                                                                    \
-  __attribute__((target("avx512f"))) static void ukr_rows_##R##_1(int64_t kc, const float* restrict a, int64_t lda,  \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_rows_##R##_1(int64_t kc, const float* restrict a, int64_t lda,  \
                                                                    const float* restrict b, float* restrict c,         \
                                                                    int64_t ldc, int accumulate, int m, int n,          \
                                                                    const mtk_post* post) {                             \
     body_rows(R, 1, kc, a, lda, b, c, ldc, accumulate, m, n, post);                                                    \
   }                                                                                                                    \
-  __attribute__((target("avx512f"))) static void ukr_rows_##R##_2(int64_t kc, const float* restrict a, int64_t lda,  \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_rows_##R##_2(int64_t kc, const float* restrict a, int64_t lda,  \
                                                                    const float* restrict b, float* restrict c,         \
                                                                    int64_t ldc, int accumulate, int m, int n,          \
                                                                    const mtk_post* post) {                             \
     body_rows(R, 2, kc, a, lda, b, c, ldc, accumulate, m, n, post);                                                    \
   }                                                                                                                    \
-  __attribute__((target("avx512f"))) static void ukr_indirect_##R##_1(                                               \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_indirect_##R##_1(                                               \
       int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, float* restrict c, int64_t ldc, \
       int accumulate, int m, int n, const mtk_post* post) {                                                            \
     body_indirect(R, 1, ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);                                        \
   }                                                                                                                    \
-  __attribute__((target("avx512f"))) static void ukr_indirect_##R##_2(                                               \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_indirect_##R##_2(                                               \
       int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, float* restrict c, int64_t ldc, \
       int accumulate, int m, int n, const mtk_post* post) {                                                            \
     body_indirect(R, 2, ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);                                        \
