@@ -162,6 +162,25 @@ MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const f
   store_tile(R, W, acc, c, ldc, accumulate, m, n, post);
 }
 
+/* The depth loop of body_rows; PF: the next block's rows prefetched (see there). */
+MTK_AVX512_INLINE void rows_loop(const int R, const int W, const int PF, int64_t kc, const float* const* row,
+                                 const float* pf, const float* restrict b, __m512 (*acc)[2]) {
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b0 = _mm512_loadu_ps(b);
+    __m512 b1 = W == 2 ? _mm512_loadu_ps(b + 16) : b0;
+    _mm_prefetch((const char*)(b + MTK_PREFETCH_B), _MM_HINT_T0);
+    if (W == 2) _mm_prefetch((const char*)(b + MTK_PREFETCH_B + 16), _MM_HINT_T0);
+    if (PF) _mm_prefetch((const char*)(pf + p * 16), _MM_HINT_T0);
+#pragma GCC unroll 12
+    for (int i = 0; i < R; ++i) {
+      __m512 ai = _mm512_set1_ps(row[i][p]);
+      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+      if (W == 2) acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+    }
+    b += 32;
+  }
+}
+
 MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const float* restrict a, int64_t lda,
                                  const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m, int n,
                                  const mtk_post* post) {
@@ -172,18 +191,14 @@ MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const flo
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p) {
-    __m512 b0 = _mm512_loadu_ps(b);
-    __m512 b1 = W == 2 ? _mm512_loadu_ps(b + 16) : b0;
-    _mm_prefetch((const char*)(b + MTK_PREFETCH_B), _MM_HINT_T0);
-    if (W == 2) _mm_prefetch((const char*)(b + MTK_PREFETCH_B + 16), _MM_HINT_T0);
-#pragma GCC unroll 12
-    for (int i = 0; i < R; ++i) {
-      __m512 ai = _mm512_set1_ps(row[i][p]);
-      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-      if (W == 2) acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
-    }
-    b += 32;
+  /* Rows in one depth block (lda == kc: a 1x1 layer of up to 256 channels, read in place): the next block's 12 rows
+   * (the caller's next call, a tile down, 12 * kc contiguous floats) requested one line per depth step, 16 * kc
+   * floats. Such a layer's input streams from memory, and its rows interleave too finely for the hardware
+   * prefetcher to keep ahead. */
+  if (lda == kc) {
+    rows_loop(R, W, 1, kc, row, a + 12 * lda, b, acc);
+  } else {
+    rows_loop(R, W, 0, kc, row, NULL, b, acc);
   }
   store_tile(R, W, acc, c, ldc, accumulate, m, n, post);
 }
