@@ -6,7 +6,9 @@
  * fused epilogue on the tile while it is in cache. When there are too few rows to
  * keep every thread busy (late layers at batch 1) the patch matrix is built once and
  * the output channels are split instead. Grouped convolution runs one GEMM per
- * group on the same tile. Depthwise convolution is direct: per output pixel, the
+ * group on the same tile. Ungrouped filters larger than 1x1 (or strided) whose filter
+ * rows hold at least 8 floats run as an implicit GEMM instead (no patch matrix; see
+ * below). Depthwise convolution is direct: per output pixel, the
  * taps accumulate into a register block of channels. NCHW is transposed to NHWC and
  * back around the NHWC code. */
 #include <stdio.h>
@@ -17,13 +19,9 @@
 
 enum { KIND_CONV, KIND_FUSED_CONV, KIND_DEPTHWISE, KIND_FUSED_DEPTHWISE };
 
-/* Input channels from which a convolution runs as an implicit GEMM (fewer: im2col, whose rows are longer). */
-#ifndef MTK_INDIRECT_MIN_CHANNELS
-#define MTK_INDIRECT_MIN_CHANNELS 8
-#endif
-/* Packed weights per depth block of the implicit GEMM: the block stays in L1 while a tile's rows sweep it. */
-#ifndef MTK_INDIRECT_BLOCK_BYTES
-#define MTK_INDIRECT_BLOCK_BYTES (1 << 30)
+/* Floats per tap from which a convolution runs as an implicit GEMM (fewer: im2col, whose rows are longer). */
+#ifndef MTK_INDIRECT_MIN_DEPTH
+#define MTK_INDIRECT_MIN_DEPTH 8
 #endif
 
 typedef struct {
@@ -189,15 +187,21 @@ static void run_conv(ConvJob* j) {
 
 /* ------------------------------------------------------------------ implicit GEMM */
 
-/* Convolutions with a filter larger than 1x1 (or strided) and enough input channels per tap run without a patch
- * matrix: each task lists, for its output rows, the input pixel of every filter tap (a zero row in the padding),
- * and the indirect micro-kernel reads those pixels' channels in place, the block of C in registers over all
- * KH * KW * C products. This saves writing and re-reading the KH * KW times larger patch matrix (and, for the
- * layers with few output rows, building it once per column block). */
+/* Convolutions with a filter larger than 1x1 (or strided) run without a patch matrix: each task lists, for its output
+ * rows, where the input of every filter tap starts, and the indirect micro-kernel reads those inputs in place, the
+ * block of C in registers over all KH * KW * C products. This saves writing and re-reading the KH * KW times larger
+ * patch matrix (and, for the layers with few output rows, building it once per column block).
+ *
+ * Without dilation along W, a tap is a whole filter row: the KW pixels it covers are KW * C contiguous floats of NHWC
+ * input, so a row lists KH pointers (one per filter row) with a depth of KW * C each, the filter's [KH, KW * C, OC]
+ * layout. A filter row that reaches past the left or right edge is copied into the task's scratch with its padding
+ * zeroed; one above or below the input is a zero run. Small C (the RGB stems, C = 3: 9 or 21 floats per filter row)
+ * thereby runs as an implicit GEMM too. With dilation along W, a tap is one filter pixel (depth C). */
 typedef struct {
   const ConvJob* j;
   const mtk_packed_b* pb;
   mtk_grid grid;
+  int64_t ntaps, depth; /* runs of `depth` floats per output row: KH of KW * C, or KH * KW of C */
   int failed;
 } IndirectJob;
 
@@ -207,86 +211,131 @@ static void indirect_tasks(void* p, int64_t begin, int64_t end) {
   const mtk_packed_b* pb = ij->pb;
   const mtk_gemm_arch* ar = pb->arch;
   const int mr = ar->mr, nr = ar->nr;
-  const int64_t ntaps = j->kh * j->kw, c = j->c, ohw = j->oh * j->ow;
+  const int64_t ntaps = ij->ntaps, depth = ij->depth, c = j->c, ohw = j->oh * j->ow;
+  const int rows_as_taps = ntaps == j->kh; /* a tap is a filter row (KW * C floats) */
   for (int64_t t = begin; t < end; ++t) {
-    int64_t tile = t / ij->grid.col_blocks, block = t % ij->grid.col_blocks;
-    int64_t r0 = tile * ij->grid.tile_rows, r1 = r0 + ij->grid.tile_rows < j->m ? r0 + ij->grid.tile_rows : j->m;
-    int64_t c0 = block * ij->grid.col_block, c1 = c0 + ij->grid.col_block < j->oc ? c0 + ij->grid.col_block : j->oc;
+    int64_t r0, r1, c0, c1;
+    mtk_grid_task(&ij->grid, t, &r0, &r1, &c0, &c1);
+    if (r1 <= r0 || c1 <= c0) continue;
     int64_t tiles = (r1 - r0 + mr - 1) / mr;
-    float* zero = mtk_scratch(2, (size_t)c);
+    /* the output rows whose filter rows cross the left or right edge (their copies go to scratch) */
+    int64_t b = r0 / ohw, rem = r0 % ohw, oy0 = rem / j->ow, ox0 = rem % j->ow;
+    int64_t edges = 0;
+    if (rows_as_taps) {
+      for (int64_t r = r0, ox = ox0; r < r1; ++r) {
+        int64_t ix0 = ox * j->aw.stride - j->aw.pad_before;
+        edges += ix0 < 0 || ix0 + j->kw > j->wd;
+        if (++ox == j->ow) ox = 0;
+      }
+    }
+    float* zero = mtk_scratch(2, (size_t)(depth + edges * j->kh * depth));
     const float** ptrs = (const float**)(void*)mtk_scratch(3, (size_t)(tiles * mr * ntaps) * 2);
     if (zero == NULL || ptrs == NULL) {
       ij->failed = 1;
       return;
     }
-    memset(zero, 0, (size_t)c * sizeof(float));
-    /* ptrs[(u * ntaps + tap) * mr + i]: micro-tile u, row i; the output pixel advances along its row */
-    int64_t b = r0 / ohw, rem = r0 % ohw, oy = rem / j->ow, ox = rem % j->ow;
+    memset(zero, 0, (size_t)depth * sizeof(float));
+    float* copies = zero + depth;
+    /* ptrs[(u * ntaps + tap) * mr + i]: micro-tile u, row i; the output pixel advances along its row. The geometry
+     * in locals: the pointer stores could alias the job's pointer fields. */
+    const int64_t h = j->h, wd = j->wd, kh = j->kh, kw = j->kw, sy = j->ah.stride, sx = j->aw.stride;
+    const int64_t dy = j->ah.dilation, dx = j->aw.dilation, py = j->ah.pad_before, px = j->aw.pad_before;
+    const int64_t oh = j->oh, ow = j->ow, nrows = r1 - r0, row_step = dy * wd * c;
+    const float* const x = j->x;
+    int64_t oy = oy0, ox = ox0;
+    const float* xb = x + b * h * wd * c;
+    int64_t iy0 = oy * sy - py;
+    int rows_inside = rows_as_taps && iy0 >= 0 && iy0 + (kh - 1) * dy < h;
     for (int64_t u = 0; u < tiles; ++u) {
       for (int i = 0; i < mr; ++i) {
         const float** out = ptrs + u * ntaps * mr + i;
-        if (u * mr + i >= r1 - r0) { /* beyond the tile: repeat the last row (read, never stored) */
-          for (int64_t t = 0; t < ntaps; ++t) out[t * mr] = out[t * mr - 1];
+        if (u * mr + i >= nrows) { /* beyond the tile: repeat the last row (read, never stored) */
+          for (int64_t q = 0; q < ntaps; ++q) out[q * mr] = out[q * mr - 1];
           continue;
         }
-        const float* xb = j->x + b * j->h * j->wd * c;
-        int64_t iy0 = oy * j->ah.stride - j->ah.pad_before, ix0 = ox * j->aw.stride - j->aw.pad_before;
-        for (int64_t ky = 0; ky < j->kh; ++ky) {
-          int64_t iy = iy0 + ky * j->ah.dilation;
-          if (iy < 0 || iy >= j->h) {
-            for (int64_t kx = 0; kx < j->kw; ++kx, out += mr) *out = zero;
-            continue;
-          }
-          const float* xrow = xb + iy * j->wd * c;
-          for (int64_t kx = 0; kx < j->kw; ++kx, out += mr) {
-            int64_t ix = ix0 + kx * j->aw.dilation;
-            *out = (ix < 0 || ix >= j->wd) ? zero : xrow + ix * c;
+        int64_t ix0 = ox * sx - px;
+        int inside = ix0 >= 0 && ix0 + kw <= wd;
+        if (rows_inside && inside) { /* the common case: every filter row inside */
+          const float* first = xb + (iy0 * wd + ix0) * c;
+          for (int64_t ky = 0; ky < kh; ++ky) out[ky * mr] = first + ky * row_step;
+        } else {
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            int64_t iy = iy0 + ky * dy;
+            if (iy < 0 || iy >= h) {
+              if (rows_as_taps) {
+                *out = zero;
+                out += mr;
+              } else {
+                for (int64_t kx = 0; kx < kw; ++kx, out += mr) *out = zero;
+              }
+              continue;
+            }
+            const float* xrow = xb + iy * wd * c;
+            if (rows_as_taps && inside) {
+              *out = xrow + ix0 * c;
+              out += mr;
+            } else if (rows_as_taps) { /* the filter row crosses an edge: a copy with the padding zeroed */
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                int64_t ix = ix0 + kx;
+                if (ix < 0 || ix >= wd) {
+                  memset(copies + kx * c, 0, (size_t)c * sizeof(float));
+                } else {
+                  memcpy(copies + kx * c, xrow + ix * c, (size_t)c * sizeof(float));
+                }
+              }
+              *out = copies;
+              copies += depth;
+              out += mr;
+            } else {
+              for (int64_t kx = 0; kx < kw; ++kx, out += mr) {
+                int64_t ix = ix0 + kx * dx;
+                *out = (ix < 0 || ix >= wd) ? zero : xrow + ix * c;
+              }
+            }
           }
         }
-        if (++ox == j->ow) {
+        if (++ox == ow) {
           ox = 0;
-          if (++oy == j->oh) {
+          if (++oy == oh) {
             oy = 0;
             ++b;
+            xb = x + b * h * wd * c;
           }
+          iy0 = oy * sy - py;
+          rows_inside = rows_as_taps && iy0 >= 0 && iy0 + (kh - 1) * dy < h;
         }
       }
     }
-    /* blocks of taps whose packed weights (taps * C x NR) stay in L1 while the tile's rows sweep them */
-    const int64_t block_taps = pb->kc / c;
-    mtk_post post; /* the epilogue in the micro-kernels' stores (on the last block of taps) when they can apply it */
+    mtk_post post; /* the epilogue in the micro-kernels' stores when they can apply it */
     int fused = j->ep != NULL && mtk_post_of(j->ep, 0, 0, &post);
-    for (int64_t t0 = 0; t0 < ntaps; t0 += block_taps) {
-      int64_t nt = ntaps - t0 < block_taps ? ntaps - t0 : block_taps;
-      const float* bblock = pb->data + t0 * c * pb->n_panels * nr;
-      for (int64_t col = c0; col < c1; col += nr) {
-        int n = (int)(c1 - col < nr ? c1 - col : nr);
-        const float* bp = bblock + (col / nr) * nt * c * nr;
-        for (int64_t u = 0; u < tiles; ++u) {
-          int64_t row = r0 + u * mr;
-          int rows = (int)(r1 - row < mr ? r1 - row : mr);
-          const mtk_post* pp = fused && t0 + nt >= ntaps && mtk_post_of(j->ep, row, col, &post) ? &post : NULL;
-          ar->kernel_indirect(nt, c, ptrs + (u * ntaps + t0) * mr, bp, j->y + row * j->oc + col, j->oc, t0 > 0, rows,
-                              n, pp);
-        }
+    for (int64_t col = c0; col < c1; col += nr) {
+      int n = (int)(c1 - col < nr ? c1 - col : nr);
+      const float* bp = pb->data + (col / nr) * j->k * nr;
+      for (int64_t u = 0; u < tiles; ++u) {
+        int64_t row = r0 + u * mr;
+        int rows = (int)(r1 - row < mr ? r1 - row : mr);
+        const mtk_post* pp = fused && mtk_post_of(j->ep, row, col, &post) ? &post : NULL;
+        ar->kernel_indirect(ntaps, depth, ptrs + u * ntaps * mr, bp, j->y + row * j->oc + col, j->oc, 0, rows, n, pp);
       }
     }
     if (j->ep != NULL && !fused) mtk_epilogue_block(j->ep, j->y, j->oc, r0, r1, c0, c1);
   }
 }
 
+/* Whether the implicit GEMM runs a convolution: filter rows (or, with dilation along W, filter pixels) of at least
+ * MTK_INDIRECT_MIN_DEPTH floats; shorter runs go through im2col, whose rows are longer. */
+static int indirect_ok(const ConvJob* j) {
+  int64_t depth = j->aw.dilation == 1 ? j->kw * j->c : j->c;
+  return j->groups == 1 && !j->pointwise && depth >= MTK_INDIRECT_MIN_DEPTH;
+}
+
 static void run_conv_indirect(ConvJob* j) {
   mtk_packed_b own;
   const mtk_packed_b* pb = NULL;
-  const mtk_gemm_arch* ar = mtk_gemm_arch_get();
-  /* depth blocks of whole taps, about MTK_INDIRECT_BLOCK_BYTES of packed weights per panel */
-  int64_t block_taps = MTK_INDIRECT_BLOCK_BYTES / (j->c * ar->nr * (int64_t)sizeof(float));
-  if (block_taps < 1) block_taps = 1;
-  int64_t kc = block_taps * j->c;
-  if (kc > j->k) kc = j->k;
-  if (j->cache != NULL) pb = mtk_weights_cache_get(j->cache, 0, j->k, j->oc, j->w, j->oc, kc);
+  /* one depth block: the kernel keeps the block of C in registers over all of K */
+  if (j->cache != NULL) pb = mtk_weights_cache_get(j->cache, 0, j->k, j->oc, j->w, j->oc, j->k);
   if (pb == NULL) {
-    if (mtk_pack_b_depth(&own, 0, j->k, j->oc, j->w, j->oc, kc) < 0) {
+    if (mtk_pack_b_depth(&own, 0, j->k, j->oc, j->w, j->oc, j->k) < 0) {
       j->failed = 1;
       return;
     }
@@ -296,6 +345,8 @@ static void run_conv_indirect(ConvJob* j) {
   memset(&ij, 0, sizeof ij);
   ij.j = j;
   ij.pb = pb;
+  ij.ntaps = j->aw.dilation == 1 ? j->kh : j->kh * j->kw;
+  ij.depth = j->aw.dilation == 1 ? j->kw * j->c : j->c;
   double flops = 2.0 * (double)j->m * (double)j->oc * (double)j->k;
   mtk_gemm_grid(j->m, j->oc, flops < 1e5 ? 1 : mtk_num_threads(), pb->arch->mc, pb->arch->mr, pb->arch->nr, 1,
                 &ij.grid);
@@ -481,7 +532,7 @@ static void conv_compute(void* state, TF_OpKernelContext* ctx) {
     if (done == 0) mtk_parallel_for(j.n * j.oh, 1, depthwise_rows, &j);
   } else if (depthwise) {
     mtk_parallel_for(j.n * j.oh, 1, depthwise_rows, &j);
-  } else if (j.groups == 1 && !j.pointwise && j.c >= MTK_INDIRECT_MIN_CHANNELS) {
+  } else if (indirect_ok(&j)) {
     run_conv_indirect(&j);
   } else {
     run_conv(&j);

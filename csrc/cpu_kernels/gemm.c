@@ -226,29 +226,40 @@ MTK_HOT static float dot(const float* restrict x, const float* restrict y, int64
 
 void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t mr, int64_t align, int few_rows,
                    mtk_grid* g) {
-  /* Row tiles of one packed A block, shrunk so there are a few tiles per thread; then columns split when the
+  /* Row tiles of one packed A block, more of them when there are only a few per thread; then columns split when the
    * rows alone cannot keep every thread busy. With few_rows, up to 2 * mc rows stay one tile and the columns are
    * split instead: every task then reads only its part of B (the weights of a late layer at batch 1 are the larger
-   * operand, read once instead of once per row tile). */
-  int64_t rows = mc;
+   * operand, read once instead of once per row tile). The number of tiles is a multiple of the threads and the
+   * micro-tiles are dealt out evenly: 289 rows (17x17) as 84 + 84 + 84 + 37 kept one of two threads waiting an
+   * eighth of the time; as 7 + 6 + 6 + 6 micro-tiles of 12 the two finish together. */
+  if (mr < 1) mr = 1;
+  if (align < 1) align = 1;
+  if (parallel < 1) parallel = 1;
+  const int64_t units = (m + mr - 1) / mr, panels = (n + align - 1) / align;
+  int64_t tiles;
   if (few_rows && m <= 2 * mc) {
-    rows = (m + mr - 1) / mr * mr;
-  } else if (parallel > 1 && m < rows * 2 * parallel) {
-    rows = (m + 2 * parallel - 1) / (2 * parallel);
-    rows = (rows + mr - 1) / mr * mr;
-    if (rows < mr * 2) rows = mr * 2;
+    tiles = 1;
+  } else if (m < mc * 2 * parallel) {
+    tiles = units / 2 < 2 * parallel ? units / 2 : 2 * parallel; /* at least two micro-tiles each */
+  } else {
+    tiles = (m + mc - 1) / mc;
+    tiles = (tiles + parallel - 1) / parallel * parallel;
   }
-  if (rows < 1) rows = 1;
-  g->tile_rows = rows;
-  g->tiles = (m + rows - 1) / rows;
+  if (tiles > units) tiles = units;
+  if (tiles < 1) tiles = 1;
   int64_t blocks = 1;
-  if (parallel > 1 && g->tiles < 2 * parallel) blocks = (2 * parallel + g->tiles - 1) / g->tiles;
-  int64_t col_block = (n + blocks - 1) / blocks;
-  col_block = (col_block + align - 1) / align * align;
-  if (col_block < align) col_block = align;
-  g->col_block = col_block;
-  g->col_blocks = (n + col_block - 1) / col_block;
-  g->grain = parallel > 1 ? 1 : g->tiles * g->col_blocks;
+  if (parallel > 1 && tiles < 2 * parallel) blocks = (2 * parallel + tiles - 1) / tiles;
+  if (blocks > panels) blocks = panels;
+  if (blocks < 1) blocks = 1;
+  g->m = m;
+  g->n = n;
+  g->mr = mr;
+  g->align = align;
+  g->units = units;
+  g->panels = panels;
+  g->tiles = tiles;
+  g->col_blocks = blocks;
+  g->grain = parallel > 1 ? 1 : tiles * blocks;
 }
 
 static void small_m_block(const mtk_gemm_desc* d, int64_t c0, int64_t c1) {
@@ -274,7 +285,7 @@ static void small_m_block(const mtk_gemm_desc* d, int64_t c0, int64_t c1) {
 typedef struct {
   const mtk_gemm_desc* d;
   const mtk_packed_b* pb;
-  int64_t tile_rows, col_block, col_blocks;
+  mtk_grid grid;
   int failed;
 } GemmGrid;
 
@@ -284,9 +295,9 @@ static void grid_tasks(void* p, int64_t begin, int64_t end) {
   mtk_post probe; /* the epilogue goes into the micro-kernels' stores when they can apply it */
   const mtk_epilogue_args* fused = d->ep != NULL && mtk_post_of(d->ep, 0, 0, &probe) ? d->ep : NULL;
   for (int64_t t = begin; t < end; ++t) {
-    int64_t tile = t / g->col_blocks, block = t % g->col_blocks;
-    int64_t r0 = tile * g->tile_rows, r1 = r0 + g->tile_rows < d->m ? r0 + g->tile_rows : d->m;
-    int64_t c0 = block * g->col_block, c1 = c0 + g->col_block < d->n ? c0 + g->col_block : d->n;
+    int64_t r0, r1, c0, c1;
+    mtk_grid_task(&g->grid, t, &r0, &r1, &c0, &c1);
+    if (r1 <= r0 || c1 <= c0) continue;
     if (g->pb == NULL) {
       mtk_gemm_desc sub = *d;
       sub.m = r1 - r0;
@@ -327,16 +338,12 @@ int mtk_gemm_parallel(const mtk_gemm_desc* d) {
     g.pb = d->packed;
     ar = d->packed->arch;
   }
-  mtk_grid grid;
   if (small) {
-    mtk_gemm_grid(d->m, d->n, flops < 1e5 ? 1 : threads, d->m, 1, 16, 1, &grid);
+    mtk_gemm_grid(d->m, d->n, flops < 1e5 ? 1 : threads, d->m, 1, 16, 1, &g.grid);
   } else {
-    mtk_gemm_grid(d->m, d->n, flops < 1e5 ? 1 : threads, ar->mc, ar->mr, ar->nr, 0, &grid);
+    mtk_gemm_grid(d->m, d->n, flops < 1e5 ? 1 : threads, ar->mc, ar->mr, ar->nr, 0, &g.grid);
   }
-  g.tile_rows = grid.tile_rows;
-  g.col_block = grid.col_block;
-  g.col_blocks = grid.col_blocks;
-  mtk_parallel_for(grid.tiles * grid.col_blocks, grid.grain, grid_tasks, &g);
+  mtk_parallel_for(g.grid.tiles * g.grid.col_blocks, g.grid.grain, grid_tasks, &g);
   if (own) mtk_packed_b_free(&pb);
   return g.failed ? -1 : 0;
 }

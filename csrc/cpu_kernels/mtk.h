@@ -115,14 +115,27 @@ typedef struct {
   const mtk_packed_b* packed; /* B already packed (constant weights), or NULL */
 } mtk_gemm_desc;
 int mtk_gemm_parallel(const mtk_gemm_desc* d);
-/* How a product of m x n is split over `parallel` threads: row tiles of tile_rows (a multiple of mr, at most mc
- * unless few_rows), column blocks of col_block (a multiple of align); `grain` is the tasks per chunk to hand
- * mtk_parallel_for (all of them for parallel <= 1: a product too small to share never wakes the pool). */
+/* How a product of m x n is split over `parallel` threads: `tiles` row tiles (whole micro-tiles of mr rows, at most
+ * mc rows unless few_rows) times `col_blocks` column blocks (whole panels of align columns), the micro-tiles and
+ * panels dealt out evenly. Task t (of tiles * col_blocks) covers the rows and columns mtk_grid_task gives; `grain`
+ * is the tasks per chunk to hand mtk_parallel_for (all of them for parallel <= 1: a product too small to share
+ * never wakes the pool). */
 typedef struct {
-  int64_t tile_rows, tiles, col_block, col_blocks, grain;
+  int64_t m, n, mr, align, units, panels; /* units: micro-tiles of mr rows; panels: of align columns */
+  int64_t tiles, col_blocks, grain;
 } mtk_grid;
 void mtk_gemm_grid(int64_t m, int64_t n, int64_t parallel, int64_t mc, int64_t mr, int64_t align, int few_rows,
                    mtk_grid* g);
+static inline void mtk_grid_task(const mtk_grid* g, int64_t t, int64_t* r0, int64_t* r1, int64_t* c0, int64_t* c1) {
+  int64_t tile = t / g->col_blocks, block = t % g->col_blocks;
+  int64_t a = tile * g->units / g->tiles * g->mr, b = (tile + 1) * g->units / g->tiles * g->mr;
+  *r0 = a < g->m ? a : g->m;
+  *r1 = b < g->m ? b : g->m;
+  a = block * g->panels / g->col_blocks * g->align;
+  b = (block + 1) * g->panels / g->col_blocks * g->align;
+  *c0 = a < g->n ? a : g->n;
+  *c1 = b < g->n ? b : g->n;
+}
 
 /* Packed constant weights kept by a kernel instance between calls. Only for inputs the graph optimizer marked
  * constant (attr _modtensor_const_weights): a Const's buffer never changes, so the packing is reused while the

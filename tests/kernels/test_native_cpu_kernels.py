@@ -170,6 +170,14 @@ CONV_CASES = [
     ((1, 7, 8, 16), (3, 3, 16, 44), (1, 1), "SAME", (1, 1), None),
     ((1, 5, 13, 16), (1, 1, 16, 44), (1, 1), "VALID", (1, 1), None),
     ((2, 4, 5, 10), (3, 3, 10, 76), (1, 1), "SAME", (1, 1), None),
+    # the implicit GEMM over whole filter rows (KW * C floats) of a few channels: RGB stems with and without padding
+    # (filter rows crossing the left or right edge are copied with zeros), a filter wider than the input, dilation
+    # along H only
+    ((2, 23, 21, 3), (7, 7, 3, 20), (2, 2), "EXPLICIT", (1, 1), (3, 3, 3, 3)),
+    ((1, 31, 29, 3), (3, 3, 3, 32), (2, 2), "VALID", (1, 1), None),
+    ((1, 15, 14, 3), (3, 3, 3, 33), (2, 2), "SAME", (1, 1), None),
+    ((1, 4, 3, 3), (3, 5, 3, 9), (1, 1), "SAME", (1, 1), None),
+    ((1, 12, 10, 3), (3, 3, 3, 10), (1, 1), "SAME", (2, 1), None),
 ]
 
 
