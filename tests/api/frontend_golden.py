@@ -26,12 +26,16 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "frontend_ops"
 BREADTH = GOLDEN.parent / "frontend_breadth"
 # tf.image's composite functions (ids "image_..."), written by tools/make_golden_image_ops.py (no api_names.json).
 IMAGE = GOLDEN.parent / "image_ops"
+# Graph control, tensor utilities, tf.nest and the stateless random functions (ids "core_..."), written by
+# tools/make_golden_namespace_core.py (no api_names.json).
+NAMESPACE_CORE = GOLDEN.parent / "namespace_core"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    if (IMAGE / name).exists():
-        cases.update(json.loads((IMAGE / name).read_text())[key])
+    for extra in (IMAGE, NAMESPACE_CORE):
+        if (extra / name).exists():
+            cases.update(json.loads((extra / name).read_text())[key])
     return cases
 
 
