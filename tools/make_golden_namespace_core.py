@@ -8,7 +8,9 @@ The sibling of ``tools/make_golden_image_ops.py`` (same snippet format and recor
 ``tf.debugging.check_numerics``, ``tf.nest`` and the stateless ``tf.random`` functions, in graphs (TF's
 nodes, control inputs and static shapes), eagerly and in ``tf.function`` (values and TF's errors). Python
 results (``tf.nest``'s) are compared through ``tf.constant(str(...))``. Writes ``tests/golden/namespace_core/``
-(``graph_cases.json``, ``eager_cases.json``), read by ``tests/api/test_namespace_core_golden.py``.
+(``graph_cases.json``, ``eager_cases.json``), read by ``tests/api/test_namespace_core_golden.py``, and under
+``ops/`` the files ``tools/make_golden_op_breadth.py`` writes (OpDefs, CPU kernel constraints, shape and kernel
+cases) for the ops added with these names (the stateless random ops).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
 import make_golden_frontend_ops as base  # noqa: E402
+import make_golden_op_breadth as breadth  # noqa: E402
+import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "namespace_core"
@@ -146,7 +150,112 @@ CASES: list[tuple[str, str, str]] = [
     ("core_nest_assert_deep", "tf.nest.assert_same_structure({'a': [1, (2, 3)]}, {'a': [1, (2,)]})", "e"),
     ("core_nest_assert_no_check_types", "tf.nest.assert_same_structure([1, 2], (1, 2), check_types=False)\n"
      "tf.constant(2)", "e"),
+    # ------------------------------------------------------------------ stateless random (TF's Philox bits)
+    ("core_stateless_uniform", "tf.random.stateless_uniform([2, 3], seed=[1, 2])", "ge"),
+    ("core_stateless_uniform_range_f64",
+     "tf.random.stateless_uniform([7], seed=[-5, 2**40], minval=-2.0, maxval=3.0, dtype=tf.float64)", "ge"),
+    ("core_stateless_uniform_f16", "tf.random.stateless_uniform([9], seed=(3, 4), dtype=tf.float16)", "e"),
+    ("core_stateless_uniform_bf16", "tf.random.stateless_uniform([5], seed=(3, 4), dtype=tf.bfloat16)", "e"),
+    ("core_stateless_uniform_large", "tf.reduce_sum(tf.random.stateless_uniform([50, 41], seed=[7, 8]))", "e"),
+    ("core_stateless_uniform_seed_int32",
+     "tf.random.stateless_uniform([4], seed=tf.constant([11, 12], tf.int32), name='su')", "ge"),
+    ("core_stateless_uniform_int32",
+     "tf.random.stateless_uniform([3, 4], seed=[1, 2], minval=-5, maxval=17, dtype=tf.int32)", "ge"),
+    ("core_stateless_uniform_int64",
+     "tf.random.stateless_uniform([5], seed=[9, 9], minval=0, maxval=2**40, dtype=tf.int64)", "e"),
+    ("core_stateless_uniform_int_bad_range",
+     "tf.random.stateless_uniform([2], seed=[1, 2], minval=3, maxval=3, dtype=tf.int32)", "e"),
+    ("core_stateless_uniform_int_one_bound",
+     "tf.random.stateless_uniform([2], seed=[1, 2], maxval=3, minval=None, dtype=tf.int32)", "ge"),
+    ("core_stateless_uniform_unsigned",
+     "tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=3, dtype=tf.uint32)", "ge"),
+    ("core_stateless_uniform_bad_dtype", "tf.random.stateless_uniform([2], seed=[1, 2], dtype=tf.int8)", "ge"),
+    ("core_stateless_uniform_bad_seed", "tf.random.stateless_uniform([2], seed=[1, 2, 3])", "ge"),
+    ("core_stateless_uniform_ph_shape",
+     "tf.random.stateless_uniform(tf.shape(ph(tf.float32, [None, 3])), seed=ph(tf.int64, [2]))", "g"),
+    ("core_stateless_uniform_function",
+     "@tf.function\ndef f(s):\n  return tf.random.stateless_uniform([3], seed=s, maxval=10.0)\n"
+     "f(tf.constant([4, 5], tf.int64))", "e"),
+    ("core_stateless_normal", "tf.random.stateless_normal([2, 3], seed=[1, 2])", "ge"),
+    ("core_stateless_normal_f64",
+     "tf.random.stateless_normal([5], seed=[0, 0], mean=1.5, stddev=0.5, dtype=tf.float64, name='sn')", "ge"),
+    ("core_stateless_normal_large", "tf.reduce_sum(tf.random.stateless_normal([33, 17], seed=[123, 456]))", "e"),
+    ("core_stateless_normal_tensor_args",
+     "tf.random.stateless_normal(tf.constant([4]), seed=tf.constant([2, 3]), mean=tf.constant(2.0),"
+     " stddev=tf.constant(3.0))", "ge"),
+    ("core_stateless_normal_ph", "tf.random.stateless_normal(ph(tf.int32, [3]), seed=[1, 1])", "g"),
+    ("core_stateless_get_key_counter", "tf.raw_ops.StatelessRandomGetKeyCounter(seed=tf.constant([1, 2], tf.int64))",
+     "ge"),
 ]  # fmt: skip
+
+
+OPS = [
+    "StatelessRandomGetKeyCounter",
+    "StatelessRandomUniformV2",
+    "StatelessRandomNormalV2",
+    "StatelessRandomUniformIntV2",
+]
+
+
+def write_op_goldens() -> int:
+    """The op-breadth goldens of the new ops, with make_golden_op_breadth.py's writers."""
+    P, C, shape_case, kernel_case = breadth.P, breadth.C, breadth.shape_case, breadth.kernel_case
+    breadth.OUT = OUT / "ops"
+    breadth.OUT.mkdir(parents=True, exist_ok=True)
+    breadth.GENERATOR = "tools/make_golden_namespace_core.py"
+    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
+    breadth.SHAPE_CASES.clear()
+    breadth.KERNEL_CASES.clear()
+    u64 = np.uint64
+    shape_case("StatelessRandomGetKeyCounter", P([2], "int64"))
+    shape_case("StatelessRandomGetKeyCounter", P([None], "int32"))
+    shape_case("StatelessRandomGetKeyCounter", P([3], "int64"))
+    shape_case("StatelessRandomGetKeyCounter", P([2, 1], "int64"))
+    for op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2"):
+        shape_case(op, C([2, 3], "int32"), P([1], "uint64"), P([2], "uint64"), P([], "int32"), dtype="float64")
+        shape_case(op, P([3], "int64"), P([None], "uint64"), P([None], "uint64"), P([], "int32"))
+        shape_case(op, P([None], "int32"), P([2], "uint64"), P([2], "uint64"), P([], "int32"))
+        shape_case(op, C([4], "int32"), P([1], "uint64"), P([2], "uint64"), P([1], "int32"))
+        for dtype in (np.float16, np.float32, np.float64):
+            kernel_case(
+                op, np.array([3, 5], np.int32), np.array([7], u64), np.array([0, 99], u64), np.int32(3), dtype=dtype
+            )
+        kernel_case(op, np.array([9], np.int64), np.array([2**63 + 5], u64), np.array([17, 2**40], u64), np.int32(1))
+        kernel_case(op, np.array([2], np.int32), np.array([1], u64), np.array([0, 0], u64), np.int32(2))
+    shape_case(
+        "StatelessRandomUniformIntV2",
+        C([2, 3], "int32"),
+        P([1], "uint64"),
+        P([2], "uint64"),
+        P([], "int32"),
+        P([], "int32"),
+        P([], "int32"),
+    )
+    shape_case(
+        "StatelessRandomUniformIntV2",
+        C([2], "int32"),
+        P([1], "uint64"),
+        P([2], "uint64"),
+        P([], "int32"),
+        P([2], "int64"),
+        P([], "int64"),
+    )
+    for lo, hi, dtype in ((-5, 17, np.int32), (0, 2**40, np.int64), (3, 3, np.int32)):
+        kernel_case(
+            "StatelessRandomUniformIntV2",
+            np.array([2, 4], np.int32),
+            np.array([7], u64),
+            np.array([0, 99], u64),
+            np.int32(3),
+            dtype(lo),
+            dtype(hi),
+        )
+    for seed in ([1, 2], [-5, 2**40], [0, 0]):
+        kernel_case("StatelessRandomGetKeyCounter", np.array(seed, np.int64))
+    kernel_case("StatelessRandomGetKeyCounter", np.array([11, 12], np.int32))
+    breadth.write_op_defs()
+    breadth.write_shape_cases()
+    return breadth.kernel_gen.write_cases(breadth.KERNEL_CASES, breadth.OUT / "kernels")
 
 
 def main() -> int:
@@ -164,7 +273,7 @@ def main() -> int:
     for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
         (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
     print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
-    return 0
+    return write_op_goldens()
 
 
 if __name__ == "__main__":
