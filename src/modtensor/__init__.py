@@ -233,6 +233,22 @@ _LAZY = {
 }
 
 
+# Graph control, tensor utilities and tf.nest (TF 2.21's top-level names; loaded on first use).
+_CORE_NAMES = {
+    "control_dependencies": ("modtensor.api.graph_control", "control_dependencies"),
+    "group": ("modtensor.api.graph_control", "group"),
+    "tuple": ("modtensor.api.graph_control", "tuple"),
+    "no_op": ("modtensor.api.graph_control", "no_op"),
+    "is_tensor": ("modtensor.api.tensor_util", "is_tensor"),
+    "get_static_value": ("modtensor.api.tensor_util", "get_static_value"),
+    "make_ndarray": ("modtensor.api.tensor_util", "make_ndarray"),
+    "make_tensor_proto": ("modtensor.api.tensor_util", "make_tensor_proto"),
+    "nest": ("modtensor.nest", None),
+}
+_LAZY.update(_CORE_NAMES)
+__all__ += list(_CORE_NAMES)  # noqa: PLE0605 - names loaded on first use
+
+
 def __getattr__(name: str) -> _Any:
     found = _LAZY.get(name)
     if found is None:

@@ -20,6 +20,7 @@ from modtensor.api.check_ops import (
     assert_scalar,
     assert_shapes,
     assert_type,
+    check_numerics,
 )
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "assert_scalar",
     "assert_shapes",
     "assert_type",
+    "check_numerics",
 ]

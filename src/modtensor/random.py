@@ -1,5 +1,7 @@
-"""``modtensor.random``: TensorFlow's ``tf.random`` names (seeded ``normal``/``uniform``, ``set_seed``)."""
+"""``modtensor.random``: TensorFlow's ``tf.random`` names (seeded ``normal``/``uniform``, ``set_seed``, the
+stateless ``stateless_uniform``/``stateless_normal``)."""
 
 from modtensor.api.random_ops import normal, set_seed, uniform
+from modtensor.api.stateless_random_ops import stateless_normal, stateless_uniform
 
-__all__ = ["normal", "set_seed", "uniform"]
+__all__ = ["normal", "set_seed", "stateless_normal", "stateless_uniform", "uniform"]

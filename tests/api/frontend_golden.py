@@ -28,11 +28,14 @@ BREADTH = GOLDEN.parent / "frontend_breadth"
 IMAGE = GOLDEN.parent / "image_ops"
 # tf.math/tf.nn/tf.linalg's everyday compositions (ids "nsmath_..."), by tools/make_golden_namespace_math.py.
 NAMESPACE_MATH = GOLDEN.parent / "namespace_math"
+# Graph control, tensor utilities, tf.nest and the stateless random functions (ids "core_..."), written by
+# tools/make_golden_namespace_core.py (no api_names.json).
+NAMESPACE_CORE = GOLDEN.parent / "namespace_core"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -26,9 +26,10 @@ from modtensor.kernels.cpu import OP_FUNCTIONS
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "kernels"
 BREADTH = GOLDEN.parent / "op_breadth" / "kernels"
 GRADIENT_OPS = GOLDEN.parent / "gradient_ops" / "kernels"  # the backward ops (tools/make_golden_gradient_ops.py)
+CORE_OPS = GOLDEN.parent / "namespace_core" / "ops" / "kernels"  # (tools/make_golden_namespace_core.py)
 INDEX = [
     case | {"dir": str(folder)}
-    for folder in (GOLDEN, BREADTH, GRADIENT_OPS)
+    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS)
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 

@@ -29,12 +29,19 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "shape_cases.json"
 # The op-breadth ops (issue 13) have their own cases, written by tools/make_golden_op_breadth.py.
 BREADTH = GOLDEN.parent / "op_breadth"
 GRADIENT_OPS = GOLDEN.parent / "gradient_ops"  # the backward ops (tools/make_golden_gradient_ops.py)
+CORE_OPS = GOLDEN.parent / "namespace_core" / "ops"  # stateless random ops (tools/make_golden_namespace_core.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
     *json.loads((GRADIENT_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((CORE_OPS / "shape_cases.json").read_text())["cases"],
 ]
-OP_DEFS = (GOLDEN.parent / "tf_op_defs.pbtxt", BREADTH / "op_defs.pbtxt", GRADIENT_OPS / "op_defs.pbtxt")
+OP_DEFS = (
+    GOLDEN.parent / "tf_op_defs.pbtxt",
+    BREADTH / "op_defs.pbtxt",
+    GRADIENT_OPS / "op_defs.pbtxt",
+    CORE_OPS / "op_defs.pbtxt",
+)
 
 
 def _case_ids() -> list[str]:

@@ -26,6 +26,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "data" / "op_defs.pbtxt",  # tools/make_golden_data.py
     # the backward ops of gradient functions (tools/make_golden_gradient_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "gradient_ops" / "op_defs.pbtxt",
+    # the stateless random ops (tools/make_golden_namespace_core.py)
+    Path(__file__).resolve().parent.parent / "golden" / "namespace_core" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -33,14 +33,16 @@ from .support import make_node, op_def
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 BREADTH = GOLDEN / "op_breadth"  # the op-breadth ops of issue 13 (tools/make_golden_op_breadth.py)
 GRADIENT_OPS = GOLDEN / "gradient_ops"  # the backward ops of gradients (tools/make_golden_gradient_ops.py)
+CORE_OPS = GOLDEN / "namespace_core" / "ops"  # the stateless random ops (tools/make_golden_namespace_core.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((GRADIENT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((CORE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
-    for folder in (GOLDEN / "kernels", BREADTH / "kernels", GRADIENT_OPS / "kernels")
+    for folder in (GOLDEN / "kernels", BREADTH / "kernels", GRADIENT_OPS / "kernels", CORE_OPS / "kernels")
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 CHECKED = ("DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64", "DT_BOOL", "DT_HALF")

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.api import array_ops, context, math_ops
+from modtensor.api.dispatch import apply_op
 from modtensor.api.logging_ops import apply_stateful_op
 from modtensor.api.op_scope import constant_value, convert_to_tensor, op_scope
 from modtensor.framework import dtypes, errors
@@ -26,6 +27,7 @@ from modtensor.framework.tensor import Tensor
 
 __all__ = [
     "Assert",
+    "check_numerics",
     "assert_equal",
     "assert_greater",
     "assert_greater_equal",
@@ -688,3 +690,9 @@ def assert_shapes(
             return None
         with get_default_graph().control_dependencies([a for a in rank_assertions if a is not None]):
             return _group(size_assertions)
+
+
+def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:
+    """``tensor`` unchanged, or TF's InvalidArgumentError (``message : Tensor had NaN values``) when it holds a NaN
+    or an infinity (the ``CheckNumerics`` op, so a graph checks when it runs)."""
+    return apply_op("CheckNumerics", name=name, tensor=tensor, message=message)

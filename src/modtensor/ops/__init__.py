@@ -31,6 +31,7 @@ from modtensor.ops import (  # noqa: F401
     segment_ops,
     sendrecv_ops,
     sort_ops,
+    stateless_random_ops,
     string_ops,
     training_ops,
 )

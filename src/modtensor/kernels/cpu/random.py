@@ -146,9 +146,14 @@ def random_standard_normal(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0
         elif dt == np.float32 or dt in HALF_TYPES:
             b = philox_blocks(k0, k1, -(-n // 4), skip).reshape(-1, 2)
             u1 = np.maximum(_uniform_float(b[:, 0]), np.float32(1e-7))
-            v1 = np.float32(2.0 * np.pi) * _uniform_float(b[:, 1])
-            r = np.sqrt(np.float32(-2.0) * np.log(u1))
-            vals = np.stack([np.sin(v1) * r, np.cos(v1) * r], axis=-1).reshape(-1)
+            # TF: v1 = 2.0f * M_PI * u, a double product rounded to float; logf and sincosf from libm, which
+            # round correctly as the double functions rounded to float do (numpy's float32 SIMD versions are off
+            # by an ulp or two).
+            v1 = (2.0 * np.pi * _uniform_float(b[:, 1]).astype(np.float64)).astype(np.float32)
+            r = np.sqrt(np.float32(-2.0) * np.log(u1.astype(np.float64)).astype(np.float32))
+            v64 = v1.astype(np.float64)
+            sin, cos = np.sin(v64).astype(np.float32), np.cos(v64).astype(np.float32)
+            vals = np.stack([sin * r, cos * r], axis=-1).reshape(-1)
         else:
             raise invalid_argument(f"RandomStandardNormal does not support dtype {dt}")
     return np.asarray(vals[:n].astype(dt).reshape(dims), order="C")

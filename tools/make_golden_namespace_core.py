@@ -1,0 +1,280 @@
+"""Record what TensorFlow's core namespace names build and compute, for modtensor's front-end tests.
+
+    /work/tfvenv/bin/python tools/make_golden_namespace_core.py
+
+The sibling of ``tools/make_golden_image_ops.py`` (same snippet format and records, the functions of
+``tools/make_golden_frontend_ops.py`` reused): ``tf.control_dependencies``, ``tf.group``, ``tf.tuple``,
+``tf.no_op``, ``tf.is_tensor``, ``tf.get_static_value``, ``tf.make_ndarray``/``make_tensor_proto``,
+``tf.debugging.check_numerics``, ``tf.nest`` and the stateless ``tf.random`` functions, in graphs (TF's
+nodes, control inputs and static shapes), eagerly and in ``tf.function`` (values and TF's errors). Python
+results (``tf.nest``'s) are compared through ``tf.constant(str(...))``. Writes ``tests/golden/namespace_core/``
+(``graph_cases.json``, ``eager_cases.json``), read by ``tests/api/test_namespace_core_golden.py``, and under
+``ops/`` the files ``tools/make_golden_op_breadth.py`` writes (OpDefs, CPU kernel constraints, shape and kernel
+cases) for the ops added with these names (the stateless random ops).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
+import make_golden_frontend_ops as base  # noqa: E402
+import make_golden_op_breadth as breadth  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "namespace_core"
+
+NT = "import collections\nP = collections.namedtuple('P', 'x y')\n"
+FN = "@tf.function\ndef f(x):\n"
+
+# (case id, snippet, modes) as in make_golden_frontend_ops.py; ids start with "core_".
+CASES: list[tuple[str, str, str]] = [
+    # ------------------------------------------------------------------ control dependencies, group, tuple, no_op
+    ("core_control_dependencies",
+     "a = tf.constant(1.0)\nb = tf.constant(2.0)\nwith tf.control_dependencies([a, b.op]):\n  c = tf.identity(3.0)\nc",
+     "ge"),
+    ("core_control_dependencies_nested",
+     "a = tf.constant(1.0)\nb = tf.constant(2.0)\nwith tf.control_dependencies([a]):\n"
+     "  with tf.control_dependencies([b]):\n    c = tf.add(a, b)\nc", "ge"),
+    ("core_control_dependencies_none",
+     "a = tf.constant(1.0)\nwith tf.control_dependencies([a]):\n  with tf.control_dependencies(None):\n"
+     "    c = tf.constant(2.0) * 2.0\nc", "ge"),
+    ("core_control_dependencies_bad_input", "with tf.control_dependencies([3.0]):\n  c = tf.constant(1)\nc", "g"),
+    ("core_control_dependencies_callable",
+     "out = []\nwith tf.control_dependencies([lambda: out.append(tf.constant(7))]):\n  pass\nout[0]", "e"),
+    ("core_group", "a = tf.constant(1.0)\nb = tf.constant(2.0)\ng = tf.group(a, b, name='grp')\n"
+     "with tf.control_dependencies([g]):\n  c = tf.identity(a)\nc", "ge"),
+    ("core_group_nested", "a = tf.constant(1.0)\nb = tf.constant(2.0)\ng = tf.group([a, {'k': b}])\n"
+     "with tf.control_dependencies([g]):\n  c = tf.identity(a)\nc", "g"),
+    ("core_group_empty", "g = tf.group()\nwith tf.control_dependencies([g]):\n  c = tf.identity(1)\nc", "g"),
+    ("core_group_devices",
+     "with tf.device('/cpu:0'):\n  a = tf.constant(1.0)\nwith tf.device('/cpu:1'):\n  b = tf.constant(2.0)\n"
+     "g = tf.group(a, b)\nwith tf.control_dependencies([g]):\n  c = tf.identity(a)\nc", "g"),
+    ("core_group_bad_kwarg", "tf.group(tf.constant(1), foo=1)", "g"),
+    ("core_group_bad_input", "tf.group(tf.constant(1), 3)", "g"),
+    ("core_group_eager_none", "tf.constant(tf.group(tf.constant(1)) is None)", "e"),
+    ("core_tuple", "a = tf.constant(1.0)\nb = tf.constant([2, 3])\ntf.tuple([a, b])", "ge"),
+    ("core_tuple_control_inputs",
+     "a = tf.constant(1.0)\nb = tf.constant(2.0)\nc = tf.constant(3.0)\ntf.tuple([a, None, b], control_inputs=[c],"
+     " name='tp')[0::2]", "g"),
+    ("core_tuple_empty", "tf.tuple([None])", "g"),
+    ("core_tuple_bad_control", "tf.tuple([tf.constant(1)], control_inputs=[3])", "g"),
+    ("core_no_op", "n = tf.no_op(name='nothing')\nwith tf.control_dependencies([n]):\n  c = tf.identity(1.5)\nc",
+     "g"),
+    ("core_no_op_eager", "tf.constant(tf.no_op() is None)", "e"),
+    ("core_control_dependencies_function",
+     FN + "  with tf.control_dependencies([tf.debugging.assert_positive(x, message='neg')]):\n"
+     "    return tf.identity(x) * 2.0\nf(tf.constant([1.0, 2.0]))", "e"),
+    ("core_control_dependencies_function_fails",
+     FN + "  with tf.control_dependencies([tf.debugging.assert_positive(x, message='neg')]):\n"
+     "    return tf.identity(x) * 2.0\nf(tf.constant([1.0, -2.0]))", "e"),
+    ("core_group_tuple_function",
+     FN + "  g = tf.group(x + 1.0, x * 2.0)\n  t = tf.tuple([x, x + 3.0], control_inputs=[g])\n  return t[1]\n"
+     "f(tf.constant(2.0))", "e"),
+    # ------------------------------------------------------------------ tensor utilities
+    ("core_is_tensor", "tf.constant([tf.is_tensor(tf.constant(1)), tf.is_tensor(1), tf.is_tensor(np.ones(2))])",
+     "ge"),
+    ("core_get_static_value_folded", "tf.constant(tf.get_static_value(tf.shape(tf.ones([2, 3])) * 2))", "ge"),
+    ("core_get_static_value_unknown",
+     "x = ph(tf.float32, [None])\ntf.constant(tf.get_static_value(x) is None)", "g"),
+    ("core_get_static_value_eager", "tf.constant(tf.get_static_value(tf.constant([1.5, 2.5])))", "e"),
+    ("core_get_static_value_python", "tf.constant(tf.get_static_value([1, 2]))", "ge"),
+    ("core_make_tensor_proto", "tf.constant(str(tf.make_tensor_proto([[1, 2], [3, 4]])))", "e"),
+    ("core_make_tensor_proto_dtype_shape",
+     "tf.constant(str(tf.make_tensor_proto(1.5, dtype=tf.float64, shape=[2, 2])))", "e"),
+    ("core_make_tensor_proto_string", "tf.constant(str(tf.make_tensor_proto([b'ab', b'c'])))", "e"),
+    ("core_make_tensor_proto_eager_tensor", "tf.constant(str(tf.make_tensor_proto(tf.constant([1.0, 2.0]))))", "e"),
+    ("core_make_ndarray", "tf.constant(tf.make_ndarray(tf.make_tensor_proto(np.arange(6, dtype=np.int16)"
+     ".reshape(2, 3))))", "e"),
+    ("core_make_ndarray_string", "tf.constant(tf.make_ndarray(tf.make_tensor_proto([[b'x'], [b'yz']])))", "e"),
+    # ------------------------------------------------------------------ check_numerics
+    ("core_check_numerics", "tf.debugging.check_numerics(tf.constant([1.0, 2.0]), 'fine')", "ge"),
+    ("core_check_numerics_named", "tf.debugging.check_numerics(ph(tf.float64, [None, 2]), 'm', name='chk')", "g"),
+    ("core_check_numerics_nan", "tf.debugging.check_numerics(tf.constant([1.0, np.nan]), 'bad x')", "e"),
+    ("core_check_numerics_inf", "tf.debugging.check_numerics(tf.constant([np.inf], tf.float16), 'inf')", "e"),
+    ("core_check_numerics_both", "tf.debugging.check_numerics(tf.constant([np.inf, np.nan]), 'both')", "e"),
+    ("core_check_numerics_int", "tf.debugging.check_numerics(tf.constant([1]), 'int')", "ge"),
+    ("core_check_numerics_function",
+     FN + "  return tf.debugging.check_numerics(tf.math.log(x), 'log')\nf(tf.constant([1.0, 0.0]))", "e"),
+    # ------------------------------------------------------------------ tf.nest
+    ("core_nest_flatten_dict", "tf.constant(str(tf.nest.flatten({'b': [1, 2], 'a': (3, {'z': 4, 'y': 5})})))", "e"),
+    ("core_nest_flatten_namedtuple", NT + "tf.constant(str(tf.nest.flatten([P(1, [2, 3]), None, 'str'])))", "e"),
+    ("core_nest_flatten_atom", "tf.constant(str(tf.nest.flatten(np.ones(2))))", "e"),
+    ("core_nest_flatten_tensors", "tf.nest.flatten({'x': tf.constant(1), 'w': [tf.constant(2.0)]})", "ge"),
+    ("core_nest_flatten_unsortable", "tf.constant(str(tf.nest.flatten({1: 1, 'a': 2})))", "e"),
+    ("core_nest_is_nested",
+     "tf.constant([tf.nest.is_nested(v) for v in ([1], (), {}, 'ab', b'x', 1, None, np.ones(2), range(2),"
+     " {1}.__iter__(), {'a': 1}.values())])", "e"),
+    ("core_nest_pack", "tf.constant(str(tf.nest.pack_sequence_as({'b': [0, 0], 'a': (0,)}, [1, 2, 3])))", "e"),
+    ("core_nest_pack_namedtuple", NT + "tf.constant(str(tf.nest.pack_sequence_as([P(0, 0), (0,)], ['a', 'b', 'c'])))",
+     "e"),
+    ("core_nest_pack_scalar", "tf.constant(str(tf.nest.pack_sequence_as(0, [5])))", "e"),
+    ("core_nest_pack_scalar_too_many", "tf.nest.pack_sequence_as(0, [5, 6])", "e"),
+    ("core_nest_pack_not_sequence", "tf.nest.pack_sequence_as([0], 5)", "e"),
+    ("core_nest_pack_count_mismatch", "tf.nest.pack_sequence_as([0, [0]], [1, 2, 3])", "e"),
+    ("core_nest_pack_too_few", "tf.nest.pack_sequence_as([0, [0, 0]], [1, 2])", "e"),
+    ("core_nest_pack_ordered_dict",
+     "import collections\nd = collections.OrderedDict([('b', 0), ('a', 0)])\n"
+     "tf.constant(str(tf.nest.pack_sequence_as(d, [1, 2])))", "e"),
+    ("core_nest_map_structure", "tf.constant(str(tf.nest.map_structure(lambda a, b: a + b, {'x': [1, 2], 'y': 3},"
+     " {'x': [10, 20], 'y': 30})))", "e"),
+    ("core_nest_map_structure_tensors",
+     "tf.nest.flatten(tf.nest.map_structure(lambda t: t * 2, [tf.constant(1), (tf.constant(2.5),)]))",
+     "ge"),
+    ("core_nest_map_structure_check_types",
+     "tf.constant(str(tf.nest.map_structure(lambda a, b: a * b, [1, 2], (3, 4), check_types=False)))", "e"),
+    ("core_nest_map_structure_types_differ", "tf.nest.map_structure(lambda a, b: a, [1, 2], (3, 4))", "e"),
+    ("core_nest_map_structure_bad_kwarg", "tf.nest.map_structure(lambda a: a, [1], foo=2)", "e"),
+    ("core_nest_map_structure_not_callable", "tf.nest.map_structure(3, [1])", "e"),
+    ("core_nest_map_structure_no_structure", "tf.nest.map_structure(lambda: 1)", "e"),
+    ("core_nest_assert_same_ok", NT + "tf.nest.assert_same_structure(P(1, [2]), P('a', ['b']))\ntf.constant(0)",
+     "e"),
+    ("core_nest_assert_length", "tf.nest.assert_same_structure([1, 2], [1, 2, 3])", "e"),
+    ("core_nest_assert_nested_vs_atom", "tf.nest.assert_same_structure([1, [2]], [1, 2])", "e"),
+    ("core_nest_assert_atom_vs_nested", "tf.nest.assert_same_structure(1, [1])", "e"),
+    ("core_nest_assert_types", "tf.nest.assert_same_structure([1, 2], (1, 2))", "e"),
+    ("core_nest_assert_namedtuples",
+     NT + "Q = collections.namedtuple('Q', 'x y')\ntf.nest.assert_same_structure(P(1, 2), Q(1, 2))", "e"),
+    ("core_nest_assert_same_namedtuple_name",
+     NT + "P2 = collections.namedtuple('P', 'x y')\ntf.nest.assert_same_structure(P(1, 2), P2(1, 2))\ntf.constant(1)",
+     "e"),
+    ("core_nest_assert_keys", "tf.nest.assert_same_structure({'a': 1}, {'b': 1})", "e"),
+    ("core_nest_assert_dict_vs_list", "tf.nest.assert_same_structure({'a': 1}, [1])", "e"),
+    ("core_nest_assert_deep", "tf.nest.assert_same_structure({'a': [1, (2, 3)]}, {'a': [1, (2,)]})", "e"),
+    ("core_nest_assert_no_check_types", "tf.nest.assert_same_structure([1, 2], (1, 2), check_types=False)\n"
+     "tf.constant(2)", "e"),
+    # ------------------------------------------------------------------ stateless random (TF's Philox bits)
+    ("core_stateless_uniform", "tf.random.stateless_uniform([2, 3], seed=[1, 2])", "ge"),
+    ("core_stateless_uniform_range_f64",
+     "tf.random.stateless_uniform([7], seed=[-5, 2**40], minval=-2.0, maxval=3.0, dtype=tf.float64)", "ge"),
+    ("core_stateless_uniform_f16", "tf.random.stateless_uniform([9], seed=(3, 4), dtype=tf.float16)", "e"),
+    ("core_stateless_uniform_bf16", "tf.random.stateless_uniform([5], seed=(3, 4), dtype=tf.bfloat16)", "e"),
+    ("core_stateless_uniform_large", "tf.reduce_sum(tf.random.stateless_uniform([50, 41], seed=[7, 8]))", "e"),
+    ("core_stateless_uniform_seed_int32",
+     "tf.random.stateless_uniform([4], seed=tf.constant([11, 12], tf.int32), name='su')", "ge"),
+    ("core_stateless_uniform_int32",
+     "tf.random.stateless_uniform([3, 4], seed=[1, 2], minval=-5, maxval=17, dtype=tf.int32)", "ge"),
+    ("core_stateless_uniform_int64",
+     "tf.random.stateless_uniform([5], seed=[9, 9], minval=0, maxval=2**40, dtype=tf.int64)", "e"),
+    ("core_stateless_uniform_int_bad_range",
+     "tf.random.stateless_uniform([2], seed=[1, 2], minval=3, maxval=3, dtype=tf.int32)", "e"),
+    ("core_stateless_uniform_int_one_bound",
+     "tf.random.stateless_uniform([2], seed=[1, 2], maxval=3, minval=None, dtype=tf.int32)", "ge"),
+    ("core_stateless_uniform_unsigned",
+     "tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=3, dtype=tf.uint32)", "ge"),
+    ("core_stateless_uniform_bad_dtype", "tf.random.stateless_uniform([2], seed=[1, 2], dtype=tf.int8)", "ge"),
+    ("core_stateless_uniform_bad_seed", "tf.random.stateless_uniform([2], seed=[1, 2, 3])", "ge"),
+    ("core_stateless_uniform_ph_shape",
+     "tf.random.stateless_uniform(tf.shape(ph(tf.float32, [None, 3])), seed=ph(tf.int64, [2]))", "g"),
+    ("core_stateless_uniform_function",
+     "@tf.function\ndef f(s):\n  return tf.random.stateless_uniform([3], seed=s, maxval=10.0)\n"
+     "f(tf.constant([4, 5], tf.int64))", "e"),
+    ("core_stateless_normal", "tf.random.stateless_normal([2, 3], seed=[1, 2])", "ge"),
+    ("core_stateless_normal_f64",
+     "tf.random.stateless_normal([5], seed=[0, 0], mean=1.5, stddev=0.5, dtype=tf.float64, name='sn')", "ge"),
+    ("core_stateless_normal_large", "tf.reduce_sum(tf.random.stateless_normal([33, 17], seed=[123, 456]))", "e"),
+    ("core_stateless_normal_tensor_args",
+     "tf.random.stateless_normal(tf.constant([4]), seed=tf.constant([2, 3]), mean=tf.constant(2.0),"
+     " stddev=tf.constant(3.0))", "ge"),
+    ("core_stateless_normal_ph", "tf.random.stateless_normal(ph(tf.int32, [3]), seed=[1, 1])", "g"),
+    ("core_stateless_get_key_counter", "tf.raw_ops.StatelessRandomGetKeyCounter(seed=tf.constant([1, 2], tf.int64))",
+     "ge"),
+]  # fmt: skip
+
+
+OPS = [
+    "StatelessRandomGetKeyCounter",
+    "StatelessRandomUniformV2",
+    "StatelessRandomNormalV2",
+    "StatelessRandomUniformIntV2",
+]
+
+
+def write_op_goldens() -> int:
+    """The op-breadth goldens of the new ops, with make_golden_op_breadth.py's writers."""
+    P, C, shape_case, kernel_case = breadth.P, breadth.C, breadth.shape_case, breadth.kernel_case
+    breadth.OUT = OUT / "ops"
+    breadth.OUT.mkdir(parents=True, exist_ok=True)
+    breadth.GENERATOR = "tools/make_golden_namespace_core.py"
+    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
+    breadth.SHAPE_CASES.clear()
+    breadth.KERNEL_CASES.clear()
+    u64 = np.uint64
+    shape_case("StatelessRandomGetKeyCounter", P([2], "int64"))
+    shape_case("StatelessRandomGetKeyCounter", P([None], "int32"))
+    shape_case("StatelessRandomGetKeyCounter", P([3], "int64"))
+    shape_case("StatelessRandomGetKeyCounter", P([2, 1], "int64"))
+    for op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2"):
+        shape_case(op, C([2, 3], "int32"), P([1], "uint64"), P([2], "uint64"), P([], "int32"), dtype="float64")
+        shape_case(op, P([3], "int64"), P([None], "uint64"), P([None], "uint64"), P([], "int32"))
+        shape_case(op, P([None], "int32"), P([2], "uint64"), P([2], "uint64"), P([], "int32"))
+        shape_case(op, C([4], "int32"), P([1], "uint64"), P([2], "uint64"), P([1], "int32"))
+        for dtype in (np.float16, np.float32, np.float64):
+            kernel_case(
+                op, np.array([3, 5], np.int32), np.array([7], u64), np.array([0, 99], u64), np.int32(3), dtype=dtype
+            )
+        kernel_case(op, np.array([9], np.int64), np.array([2**63 + 5], u64), np.array([17, 2**40], u64), np.int32(1))
+        kernel_case(op, np.array([2], np.int32), np.array([1], u64), np.array([0, 0], u64), np.int32(2))
+    shape_case(
+        "StatelessRandomUniformIntV2",
+        C([2, 3], "int32"),
+        P([1], "uint64"),
+        P([2], "uint64"),
+        P([], "int32"),
+        P([], "int32"),
+        P([], "int32"),
+    )
+    shape_case(
+        "StatelessRandomUniformIntV2",
+        C([2], "int32"),
+        P([1], "uint64"),
+        P([2], "uint64"),
+        P([], "int32"),
+        P([2], "int64"),
+        P([], "int64"),
+    )
+    for lo, hi, dtype in ((-5, 17, np.int32), (0, 2**40, np.int64), (3, 3, np.int32)):
+        kernel_case(
+            "StatelessRandomUniformIntV2",
+            np.array([2, 4], np.int32),
+            np.array([7], u64),
+            np.array([0, 99], u64),
+            np.int32(3),
+            dtype(lo),
+            dtype(hi),
+        )
+    for seed in ([1, 2], [-5, 2**40], [0, 0]):
+        kernel_case("StatelessRandomGetKeyCounter", np.array(seed, np.int64))
+    kernel_case("StatelessRandomGetKeyCounter", np.array([11, 12], np.int32))
+    breadth.write_op_defs()
+    breadth.write_shape_cases()
+    return breadth.kernel_gen.write_cases(breadth.KERNEL_CASES, breadth.OUT / "kernels")
+
+
+def main() -> int:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    OUT.mkdir(parents=True, exist_ok=True)
+    graph, eager = {}, {}
+    for case_id, code, modes in CASES:
+        if "g" in modes:
+            graph[case_id] = {"code": code, **base.graph_case(code)}
+        if "e" in modes:
+            with tf.device("/CPU:0"):
+                eager[case_id] = {"code": code, **base.eager_case(code)}
+    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_namespace_core.py"}
+    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
+        (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
+    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    return write_op_goldens()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
