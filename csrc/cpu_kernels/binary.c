@@ -154,7 +154,7 @@ static void binary_compute(void* state, TF_OpKernelContext* ctx) {
   if (same || rank == 0 || x_count == 1 || y_count == 1) {
     j.xs[0] = x_count == total ? 1 : 0;
     j.ys[0] = y_count == total ? 1 : 0;
-    mtk_parallel_for(total, 16384, flat_range, &j);
+    mtk_parallel_for(total, MTK_GRAIN_CHEAP, flat_range, &j);
     goto done;
   }
   j.rank = rank;
@@ -166,7 +166,7 @@ static void binary_compute(void* state, TF_OpKernelContext* ctx) {
     sys *= yd[d];
   }
   j.row = j.dims[rank - 1];
-  mtk_parallel_for(total / j.row, 16384 / j.row + 1, bin_rows, &j);
+  mtk_parallel_for(total / j.row, MTK_GRAIN_CHEAP / j.row + 1, bin_rows, &j);
   goto done;
 fail:
   TF_OpKernelContext_Failure(ctx, s);

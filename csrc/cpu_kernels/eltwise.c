@@ -101,7 +101,7 @@ static void act_compute(void* state, TF_OpKernelContext* ctx) {
   j.act = k->act;
   j.alpha = k->alpha;
   int cheap = k->act == MTK_ACT_RELU || k->act == MTK_ACT_RELU6 || k->act == MTK_ACT_LEAKY_RELU;
-  mtk_parallel_for(n, cheap ? 65536 : 8192, act_range, &j);
+  mtk_parallel_for(n, cheap ? MTK_GRAIN_CHEAP : MTK_GRAIN_MATH, act_range, &j);
   goto done;
 fail:
   TF_OpKernelContext_Failure(ctx, s);

@@ -6,7 +6,10 @@
  * split into chunks claimed through one 64-bit atomic that carries the region's
  * generation in its high half, so a late worker can never claim a chunk of a later
  * region. Idle workers spin briefly (consecutive ops follow each other within
- * microseconds) and then sleep on a condition variable. */
+ * microseconds) and then sleep on a condition variable. The caller, once its own chunks are done, spins briefly
+ * for the workers' last ones and then sleeps until the last one finishes: on a machine busier than its cores, a
+ * worker preempted inside a chunk can only finish when it gets a CPU again, and a spinning caller would hold the
+ * very CPU it could run on. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -17,7 +20,12 @@
 #include "mtk.h"
 
 #define MAX_THREADS 256
-#define SPIN_NS 200000 /* how long an idle worker spins before it sleeps */
+/* How long an idle worker spins for the next region before it sleeps (MODTENSOR_POOL_SPIN_US overrides it, as
+ * KMP_BLOCKTIME does oneDNN's): long enough to bridge the gap between two native kernels of a model, short enough
+ * that on a machine with more runnable threads than cores a spinning worker does not take CPU time from the thread
+ * running the graph. */
+#define DEFAULT_SPIN_NS 50000
+#define WAIT_SPIN_NS 30000 /* how long the caller spins for the workers' last chunks before it sleeps */
 /* Chunks per thread a region is cut into at most: small enough that a thread that starts late (woken from sleep,
  * or descheduled on a busy machine) leaves little of the region for the others to wait on. */
 #define MAX_CHUNKS_PER_THREAD 16
@@ -32,6 +40,9 @@ typedef struct {
 static pthread_mutex_t g_region = PTHREAD_MUTEX_INITIALIZER; /* held by the op using the pool */
 static pthread_mutex_t g_sleep = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t g_done_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
+static _Atomic int g_caller_sleeping; /* the caller waits on g_done for the region's last chunk */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static Job g_job;
 static _Atomic uint64_t g_state;     /* generation << 32 | next chunk */
@@ -39,6 +50,7 @@ static _Atomic int64_t g_completed;  /* chunks of the current generation finishe
 static _Atomic int g_sleepers;
 static _Atomic int g_threads = 0;    /* configured number of threads (caller included) */
 static int g_started = 0;            /* workers created (guarded by g_region) */
+static int64_t g_spin_ns = DEFAULT_SPIN_NS;
 
 static int default_threads(void) {
   cpu_set_t set;
@@ -50,6 +62,11 @@ static int default_threads(void) {
 }
 
 static void init_once(void) {
+  const char* spin = getenv("MODTENSOR_POOL_SPIN_US");
+  if (spin != NULL && *spin != '\0') {
+    long long us = atoll(spin);
+    g_spin_ns = us < 0 ? 0 : (us > 1000000 ? 1000000000LL : us * 1000);
+  }
   const char* env = getenv("MODTENSOR_INTRA_OP_THREADS");
   int n = env != NULL ? atoi(env) : 0;
   atomic_store(&g_threads, n > 0 ? (n > MAX_THREADS ? MAX_THREADS : n) : default_threads());
@@ -93,7 +110,13 @@ static void run_chunks(uint32_t gen) {
     }
     int64_t begin = chunk * g_job.n / g_job.chunks, end = (chunk + 1) * g_job.n / g_job.chunks;
     g_job.fn(g_job.ctx, begin, end);
-    atomic_fetch_add_explicit(&g_completed, 1, memory_order_release);
+    /* seq_cst with the caller's store of g_caller_sleeping: either this sees it set, or the caller's re-check
+     * under g_done_lock sees this chunk counted (no lost wake-up). */
+    if (atomic_fetch_add(&g_completed, 1) + 1 == g_job.chunks && atomic_load(&g_caller_sleeping)) {
+      pthread_mutex_lock(&g_done_lock);
+      pthread_cond_signal(&g_done);
+      pthread_mutex_unlock(&g_done_lock);
+    }
   }
 }
 
@@ -106,7 +129,7 @@ static void* worker(void* arg) {
     int polls = 0;
     while ((gen = (uint32_t)(atomic_load_explicit(&g_state, memory_order_acquire) >> 32)) == seen) {
       cpu_relax();
-      if (++polls % 64 == 0 && now_ns() - spin_start > SPIN_NS) {
+      if (++polls % 64 == 0 && now_ns() - spin_start > g_spin_ns) {
         pthread_mutex_lock(&g_sleep);
         atomic_fetch_add(&g_sleepers, 1);
         while ((gen = (uint32_t)(atomic_load(&g_state) >> 32)) == seen) pthread_cond_wait(&g_wake, &g_sleep);
@@ -171,9 +194,15 @@ void mtk_parallel_for(int64_t n, int64_t grain, mtk_range_fn fn, void* ctx) {
   int polls = 0;
   while (atomic_load_explicit(&g_completed, memory_order_acquire) < chunks) {
     cpu_relax();
-    if (++polls % 64 == 0) { /* a worker holding a chunk was descheduled: let it run */
-      if (wait_start == 0) wait_start = now_ns();
-      else if (now_ns() - wait_start > SPIN_NS) sched_yield();
+    if (++polls % 64 != 0) continue;
+    if (wait_start == 0) {
+      wait_start = now_ns();
+    } else if (now_ns() - wait_start > WAIT_SPIN_NS) { /* a worker holding a chunk is slow or preempted: sleep */
+      pthread_mutex_lock(&g_done_lock);
+      atomic_store(&g_caller_sleeping, 1);
+      while (atomic_load(&g_completed) < chunks) pthread_cond_wait(&g_done, &g_done_lock);
+      atomic_store(&g_caller_sleeping, 0);
+      pthread_mutex_unlock(&g_done_lock);
     }
   }
   /* Nothing of this generation is claimable any more, whatever a late worker read. */

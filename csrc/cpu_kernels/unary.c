@@ -77,7 +77,7 @@ static void unary_compute(void* state, TF_OpKernelContext* ctx) {
   if (TF_GetCode(s) != TF_OK) goto fail;
   j.y = (float*)TF_TensorData(y);
   int cheap = k->op <= U_RECIPROCAL || k->op >= U_FLOOR;
-  if (n > 0) mtk_parallel_for(n, cheap ? 32768 : 4096, unary_range, &j);
+  if (n > 0) mtk_parallel_for(n, cheap ? MTK_GRAIN_CHEAP : MTK_GRAIN_MATH, unary_range, &j);
   goto done;
 fail:
   TF_OpKernelContext_Failure(ctx, s);
