@@ -60,6 +60,9 @@ OPS = [
     "Substr", "StringToNumber", "StringLower", "StringUpper",
     # tf.image's pixel functions (tools/make_golden_image_ops.py)
     "AdjustContrastv2",
+    # tf.math / tf.nn special functions and safe divisions (tools/make_golden_namespace_math.py)
+    "DivNoNan", "Xdivy", "Xlogy", "Xlog1py", "IsNan", "IsInf", "Lgamma", "Digamma", "Erfinv", "Ndtri",
+    "Selu", "SeluGrad", "Softsign", "SoftsignGrad",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -540,6 +543,64 @@ def image_adjust_cases() -> None:
     kernel_case("ShapeN", [rng.integers(0, 9, (1, 0, 2)).astype(np.uint8)])
 
 
+def special_math_cases() -> None:
+    """DivNoNan, Xdivy, Xlogy, Xlog1py, IsNan, IsInf, Lgamma, Digamma, Erfinv, Ndtri, Selu, Softsign and their
+    backward ops (tf.math.divide_no_nan, xlogy, lgamma, ..., tf.nn.selu, softsign); seeded on their own."""
+    rng = np.random.default_rng(20260701)
+
+    def r(shape, dtype=np.float32, scale=1.0) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(dtype)
+
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5, -3.5, 1e-30], np.float32)
+    for op in ("DivNoNan", "Xdivy", "Xlogy", "Xlog1py"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, r((3, 4), dtype), np.abs(r((3, 4), dtype)))
+        kernel_case(op, r((2, 1, 3)), r((4, 1)))  # broadcasting
+        kernel_case(op, special[:, None], special[None, :])  # zeros, infinities, NaN on both sides
+        kernel_case(op, special.astype(np.float64), np.float64(0.0))
+        kernel_case(op, (r((3,)) + 1j * r((3,))).astype(np.complex64), np.array([0, 1 + 1j, -2j], np.complex64))
+        kernel_case(op, r((2, 3)), r((4,)))  # incompatible shapes
+        shape_case(op, P([2, U, 3]), P([U, 1]))
+        shape_case(op, P(None), P([3]))
+        shape_case(op, P([2, 3]), P([4]))
+    for op in ("IsNan", "IsInf"):
+        kernel_case(op, special)
+        kernel_case(op, special.astype(np.float64).reshape(2, 5))
+        kernel_case(op, special.astype(np.float16))
+        kernel_case(op, r((0, 3)))
+        shape_case(op, P([2, U]))
+    grid = np.array([-4.5, -2.5, -1.5, -0.5, -1e-3, 1e-3, 0.1, 0.5, 1.0, 1.5, 2.0, 3.7, 10.0, 57.3, 1e3, 1e8,
+                     0.0, -1.0, -2.0, np.inf, -np.inf, np.nan], np.float32)  # fmt: skip
+    for op in ("Lgamma", "Digamma"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, grid.astype(dtype))
+        kernel_case(op, np.abs(r((3, 4), np.float64, 5.0)))
+        shape_case(op, P([U, 3]))
+    unit = np.array([-1.0, -0.999999, -0.9, -0.5, -0.1, -1e-6, 0.0, 1e-6, 0.1, 0.5, 0.9, 0.999999, 1.0,
+                     1.5, -2.0, np.nan], np.float64)  # fmt: skip
+    prob = np.array([0.0, 1e-300, 1e-20, 1e-5, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-5, 1.0, -0.5, 1.5,
+                     np.nan], np.float64)  # fmt: skip
+    for op, values in (("Erfinv", unit), ("Ndtri", prob)):
+        kernel_case(op, values)
+        kernel_case(op, values.astype(np.float32))
+        kernel_case(op, rng.uniform(0.0, 1.0, (3, 5)).astype(np.float32))
+        shape_case(op, P([U, 3]))
+    for op in ("Selu", "Softsign"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, r((3, 5), dtype, 3.0))
+        kernel_case(op, special)
+        shape_case(op, P([2, U]))
+    kernel_case("SeluGrad", r((3, 4)), r((3, 4)))
+    kernel_case("SeluGrad", r((5,), np.float64), r((5,), np.float64))
+    kernel_case("SeluGrad", r((2, 3)), r((3, 2)))
+    kernel_case("SoftsignGrad", r((3, 4)), r((3, 4), scale=3.0))
+    kernel_case("SoftsignGrad", r((5,), np.float64), r((5,), np.float64))
+    kernel_case("SoftsignGrad", r((2, 3)), r((6,)))
+    for op in ("SeluGrad", "SoftsignGrad"):
+        shape_case(op, P([2, U]), P([U, 3]))
+        shape_case(op, P([2, 3]), P([3, 2]))
+
+
 # =========================================================================== writing
 
 
@@ -591,7 +652,7 @@ def write_shape_cases() -> None:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
-                 sort_cases, segment_cases, string_cases, image_adjust_cases):  # fmt: skip
+                 sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

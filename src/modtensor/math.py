@@ -161,3 +161,22 @@ from modtensor.api.math_ops import count_nonzero, polyval  # noqa: E402
 from modtensor.api.nn_impl import l2_normalize  # noqa: E402
 
 __all__ += ["count_nonzero", "l2_normalize", "polyval"]
+
+# tf.math's safe divisions, NaN/inf tests and special functions (api/special_math_ops.py)
+from modtensor.api.nn_ops import softsign  # noqa: E402
+from modtensor.api.special_math_ops import (  # noqa: E402
+    digamma,
+    divide_no_nan,
+    erfcinv,
+    erfinv,
+    is_inf,
+    is_nan,
+    lgamma,
+    ndtri,
+    xdivy,
+    xlog1py,
+    xlogy,
+)
+
+__all__ += ["digamma", "divide_no_nan", "erfcinv", "erfinv", "is_inf", "is_nan", "lgamma", "ndtri", "softsign", "xdivy",
+            "xlog1py", "xlogy"]  # fmt: skip

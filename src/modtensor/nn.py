@@ -79,3 +79,8 @@ __all__ += [
     "swish",
     "weighted_cross_entropy_with_logits",
 ]
+
+# tf.nn's SELU and softsign activations (their own ops)
+from modtensor.api.nn_ops import selu, softsign  # noqa: E402
+
+__all__ += ["selu", "softsign"]

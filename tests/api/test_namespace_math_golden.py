@@ -17,9 +17,10 @@ from .frontend_golden import EAGER_CASES, GRAPH_CASES, case_ids, check_eager_cas
 
 NEW_NAMES = {
     "tf": ["clip_by_global_norm", "meshgrid", "sequence_mask"],
-    "tf.math": ["count_nonzero", "l2_normalize", "polyval"],
-    "tf.nn": ["conv1d", "conv2d_transpose", "l2_normalize", "log_poisson_loss", "max_pool1d", "separable_conv2d",
-              "silu", "swish", "weighted_cross_entropy_with_logits"],
+    "tf.math": ["count_nonzero", "digamma", "divide_no_nan", "erfcinv", "erfinv", "is_inf", "is_nan", "l2_normalize",
+                "lgamma", "ndtri", "polyval", "softsign", "xdivy", "xlog1py", "xlogy"],
+    "tf.nn": ["conv1d", "conv2d_transpose", "l2_normalize", "log_poisson_loss", "max_pool1d", "selu",
+              "separable_conv2d", "silu", "softsign", "swish", "weighted_cross_entropy_with_logits"],
     "tf.linalg": ["global_norm", "l2_normalize", "logdet", "matrix_transpose", "pinv"],
 }  # fmt: skip
 

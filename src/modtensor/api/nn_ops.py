@@ -70,6 +70,16 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
     return apply_op("Softplus", name=name, features=features)
 
 
+def selu(features: Any, name: str | None = None) -> Tensor:
+    """Scaled exponential linear unit (``Selu``)."""
+    return apply_op("Selu", name=name, features=features)
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    """``features / (|features| + 1)`` (``Softsign``); also ``tf.math.softsign``."""
+    return apply_op("Softsign", name=name, features=features)
+
+
 def _scalar_times(op_type: str, scope_name: str, scalar: float, tensor: Tensor) -> Tensor:
     """``scalar <op> tensor`` as TF's reflected operators build it: the scalar is ``<scope>/x``, of tensor's dtype."""
     with op_scope(None, scope_name, [tensor]) as scope:

@@ -122,6 +122,16 @@ register_op("IsFinite").input("x: T").output("y: bool").attr(f"T: {_FLOATS}").se
     common_shapes.unchanged_shape
 )
 
+# tf.math's NaN/inf tests, special functions and safe divisions (tf.math.is_nan, lgamma, divide_no_nan, xlogy, ...).
+for _name in ("IsNan", "IsInf"):
+    _test = register_op(_name).input("x: T").output("y: bool").attr(f"T: {_FLOATS}")
+    _test.set_shape_fn(common_shapes.unchanged_shape)
+for _name in ("Lgamma", "Digamma", "Erfinv", "Ndtri"):
+    _unary(_name, _FLOATS)
+_binary("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}")
+for _name in ("Xdivy", "Xlogy", "Xlog1py"):
+    _binary(_name, "{half, bfloat16, float, double, complex64, complex128}")
+
 register_op("LogicalNot").input("x: bool").output("y: bool").set_shape_fn(common_shapes.unchanged_shape)
 
 (

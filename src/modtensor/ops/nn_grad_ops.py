@@ -37,6 +37,8 @@ for _name, _second, _types in (
     ("Relu6Grad", "features", "realnumbertype"),
     ("EluGrad", "outputs", _FLOATS),
     ("SoftplusGrad", "features", _FLOATS),
+    ("SeluGrad", "outputs", _FLOATS),
+    ("SoftsignGrad", "features", _FLOATS),
 ):
     (
         register_op(_name)

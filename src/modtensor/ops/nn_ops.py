@@ -39,6 +39,9 @@ _activation("Relu6", "realnumbertype")
 _activation("Elu", _FLOATS)
 # Extras (not in the starter set) that TF-exported inference graphs commonly contain.
 _activation("Softplus", _FLOATS)
+# tf.nn.selu and tf.nn.softsign.
+_activation("Selu", _FLOATS)
+_activation("Softsign", _FLOATS)
 (
     register_op("LeakyRelu")
     .input("features: T")

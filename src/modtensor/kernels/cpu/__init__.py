@@ -34,6 +34,7 @@ from modtensor.kernels.cpu import (
     reductions,
     segments,
     sort,
+    special_math,
     strings,
 )
 from modtensor.kernels.cpu import strided_slice as _strided_slice
@@ -145,7 +146,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 }
 
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
-BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings)
+BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings, special_math)
 # The backward ops of gradient functions (issue 11), in the same table form.
 GRADIENT_MODULES = (array_grad, image_grad, linalg_grad, math_grad, nn_grad)
 BREADTH_MODULES += GRADIENT_MODULES

@@ -85,6 +85,45 @@ def _softplus_threshold(dtype: np.dtype) -> float:
     return float(np.log(np.finfo(dtype).eps)) + 2.0
 
 
+# SELU's constants (Klambauer et al.), as TF's kernel spells them.
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+
+@ignoring_fp_errors
+def selu(features: np.ndarray) -> np.ndarray:
+    """SELU: ``scale * x`` for x >= 0, ``scale * alpha * (exp(x) - 1)`` below, in the input dtype."""
+    features = np.asarray(features)
+    dtype = features.dtype
+    scale, scale_alpha = dtype.type(_SELU_SCALE), dtype.type(_SELU_SCALE_ALPHA)
+    out = np.where(features < 0, scale_alpha * (np.exp(features) - dtype.type(1)), scale * features)
+    return _out(out, dtype)
+
+
+@ignoring_fp_errors
+def selu_grad(gradients: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+    """SeluGrad from SELU's outputs: ``dy * (y + scale * alpha)`` where y < 0, else ``dy * scale``."""
+    _same_shape(gradients, outputs, "SeluGrad")
+    dtype = gradients.dtype
+    scale, scale_alpha = dtype.type(_SELU_SCALE), dtype.type(_SELU_SCALE_ALPHA)
+    return _out(np.where(outputs < 0, gradients * (outputs + scale_alpha), gradients * scale), dtype)
+
+
+@ignoring_fp_errors
+def softsign(features: np.ndarray) -> np.ndarray:
+    """Softsign ``x / (|x| + 1)``."""
+    features = np.asarray(features)
+    return _out(features / (np.abs(features) + features.dtype.type(1)), features.dtype)
+
+
+@ignoring_fp_errors
+def softsign_grad(gradients: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """SoftsignGrad ``dy / (|x| + 1) ** 2``."""
+    _same_shape(gradients, features, "SoftsignGrad")
+    dtype = gradients.dtype
+    return _out(gradients / np.square(np.abs(features) + dtype.type(1)), dtype)
+
+
 @ignoring_fp_errors
 def softplus(features: np.ndarray) -> np.ndarray:
     """Softplus ``log(exp(x) + 1)``: ``x`` for large x, ``exp(x)`` for very negative x (TF's thresholds)."""
@@ -672,6 +711,10 @@ OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "LeakyReluGrad": leaky_relu_grad,
     "Softplus": softplus,
     "SoftplusGrad": softplus_grad,
+    "Selu": selu,
+    "SeluGrad": selu_grad,
+    "Softsign": softsign,
+    "SoftsignGrad": softsign_grad,
     "BiasAddGrad": bias_add_grad,
     "Conv2DBackpropInput": conv2d_backprop_input,
     "Conv2DBackpropFilter": conv2d_backprop_filter,
@@ -692,6 +735,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "LeakyReluGrad": {"T": _REAL},
     "Softplus": {"T": "FLOATS"},
     "SoftplusGrad": {"T": "FLOATS"},
+    **{op: {"T": "FLOATS"} for op in ("Selu", "SeluGrad", "Softsign", "SoftsignGrad")},
     "BiasAddGrad": {"T": "FLOATS INTS UINTS COMPLEX"},
     "Conv2DBackpropInput": {"T": "FLOATS int32"},
     "Conv2DBackpropFilter": {"T": "FLOATS"},
