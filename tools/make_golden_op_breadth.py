@@ -63,6 +63,9 @@ OPS = [
     # tf.math / tf.nn special functions and safe divisions (tools/make_golden_namespace_math.py)
     "DivNoNan", "Xdivy", "Xlogy", "Xlog1py", "IsNan", "IsInf", "Lgamma", "Digamma", "Erfinv", "Ndtri",
     "Selu", "SeluGrad", "Softsign", "SoftsignGrad",
+    # tf.linspace, roll, searchsorted, histogram_fixed_width, unravel_index, math.in_top_k, math.bincount
+    "LinSpace", "Roll", "LowerBound", "UpperBound", "HistogramFixedWidth", "UnravelIndex", "InTopKV2", "DenseBincount",
+    "Bincount",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -601,6 +604,138 @@ def special_math_cases() -> None:
         shape_case(op, P([2, 3]), P([3, 2]))
 
 
+def sequence_cases() -> None:
+    """LinSpace, Roll, LowerBound/UpperBound, HistogramFixedWidth, UnravelIndex, InTopKV2, DenseBincount and
+    Bincount (tf.linspace, roll, searchsorted, histogram_fixed_width, unravel_index, in_top_k, bincount);
+    seeded on their own."""
+    rng = np.random.default_rng(20260702)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    for start, stop, num in ((0.0, 1.0, 5), (-2.0, 3.0, 1), (1.0, -1.0, 7), (0.1, 0.7, 3)):
+        kernel_case("LinSpace", np.float32(start), np.float32(stop), np.int32(num))
+    kernel_case("LinSpace", np.float64(1.0), np.float64(10.0), np.int64(10))
+    kernel_case("LinSpace", np.float32(0.0), np.float32(1.0), np.int32(0))
+    kernel_case("LinSpace", np.float32(0.0), np.float32(1.0), np.int32(-3))
+    kernel_case("LinSpace", np.array([0.0], np.float32), np.float32(1.0), np.int32(3))
+    kernel_case("LinSpace", np.float32(0.0), np.array([1.0], np.float32), np.int32(3))
+    kernel_case("LinSpace", np.float32(0.0), np.float32(1.0), np.array([3], np.int32))
+    shape_case("LinSpace", P([]), P([]), C(4))
+    shape_case("LinSpace", P([]), P([]), P([], I32))
+    shape_case("LinSpace", P([]), P([]), C(0))
+    shape_case("LinSpace", P([2]), P([]), C(3))
+    shape_case("LinSpace", P([]), P([]), C(6, I64))
+    shape_case("LinSpace", P([], F64), P([], F64), P([1], I32))
+    x = r((3, 4))
+    for shift, axis in ((1, 0), (-1, 1), (5, 1), ([1, -2], [0, 1]), ([2, 1], [1, 1]), (0, 0), (7, -1)):
+        kernel_case("Roll", x, np.array(shift, np.int32), np.array(axis, np.int32))
+    kernel_case("Roll", rng.integers(0, 9, (2, 3, 2)).astype(np.int64), np.int64(1), np.int64(2))
+    kernel_case("Roll", np.array([b"a", b"b", b"c"], object), np.int32(1), np.int32(0))
+    kernel_case("Roll", np.array([True, False, False]), np.int32(-1), np.int32(0))
+    kernel_case("Roll", np.zeros((0, 3), np.float32), np.int32(1), np.int32(0))
+    kernel_case("Roll", x, np.array([1, 2], np.int32), np.array([0], np.int32))
+    kernel_case("Roll", x, np.int32(1), np.int32(2))
+    kernel_case("Roll", np.float32(1.0), np.int32(1), np.int32(0))
+    kernel_case("Roll", x, np.array([[1]], np.int32), np.array([[0]], np.int32))
+    shape_case("Roll", P([3, U]), P([], I32), P([], I32))
+    shape_case("Roll", P([3, 4]), P([2], I32), P([2], I64))
+    shape_case("Roll", P([3, 4]), P([2], I32), P([3], I32))
+    shape_case("Roll", P([]), P([], I32), P([], I32))
+    shape_case("Roll", P(None), P([2, 1], I32), P([U], I32))
+    sorted_inputs = np.sort(r((2, 6)), axis=1)
+    sorted_inputs[0, 2] = sorted_inputs[0, 3]  # a tie
+    values = np.concatenate([sorted_inputs[:, ::2], r((2, 3))], axis=1)
+    for op in ("LowerBound", "UpperBound"):
+        kernel_case(op, sorted_inputs, values)
+        kernel_case(op, sorted_inputs, values, out_type=np.int64)
+        kernel_case(op, np.array([[1, 3, 3, 5]], np.int32), np.array([[0, 3, 4, 6, 5]], np.int32))
+        kernel_case(op, np.array([[1.0, 2.0]], np.float64), np.array([[1.5]], np.float64))
+        kernel_case(op, np.zeros((2, 0), np.float32), r((2, 3)))
+        kernel_case(op, sorted_inputs, r((3, 2)))
+        kernel_case(op, np.array([1.0, 2.0], np.float32), np.array([1.5], np.float32))
+        kernel_case(op, np.array([[1.0, 2.0]], np.float32), np.array([1.5], np.float32))
+        shape_case(op, P([U, 5]), P([3, U]))
+        shape_case(op, P([]), P([3, 2]))
+        shape_case(op, P([2, 5]), P([]))
+        shape_case(op, P(None), P(None), out_type=tf.int64)
+    values = np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 12.0, 15.0, np.inf, 4.9], np.float32)
+    for dtype, nbins in ((np.float32, 5), (np.float64, 3), (np.float32, 1)):
+        kernel_case("HistogramFixedWidth", values.astype(dtype), np.array([0.0, 15.0], dtype), np.int32(nbins))
+    kernel_case("HistogramFixedWidth", np.array([[1, 5], [9, 3]], np.int32), np.array([0, 10], np.int32),
+                np.int32(4), dtype=np.int64)  # fmt: skip
+    kernel_case("HistogramFixedWidth", r((3, 4), np.float64), np.array([-1.0, 1.0]), np.int32(6))
+    kernel_case("HistogramFixedWidth", values, np.array([0.0, 15.0], np.float32), np.int32(0))
+    kernel_case("HistogramFixedWidth", values, np.array([5.0, 5.0], np.float32), np.int32(3))
+    kernel_case("HistogramFixedWidth", values, np.array([0.0, 1.0, 2.0], np.float32), np.int32(3))
+    kernel_case("HistogramFixedWidth", values, np.array([0.0, 15.0], np.float32), np.array([3], np.int32))
+    shape_case("HistogramFixedWidth", P([U, 3]), P([2]), C(7))
+    shape_case("HistogramFixedWidth", P([4]), P([2]), P([], I32), dtype=tf.int64)
+    shape_case("HistogramFixedWidth", P([4]), P([3]), C(7))
+    shape_case("HistogramFixedWidth", P([4]), P([]), C(7))
+    shape_case("HistogramFixedWidth", P([4]), P([2]), C(0))
+    shape_case("HistogramFixedWidth", P([4]), P([2]), C([3]))
+    for dtype in (np.int32, np.int64):
+        kernel_case("UnravelIndex", np.array([1, 5, 11, 0], dtype), np.array([3, 4], dtype))
+        kernel_case("UnravelIndex", dtype(17), np.array([2, 3, 4], dtype))
+    kernel_case("UnravelIndex", np.array([12], np.int32), np.array([3, 4], np.int32))
+    kernel_case("UnravelIndex", np.array([-1], np.int32), np.array([3, 4], np.int32))
+    kernel_case("UnravelIndex", np.array([[1]], np.int32), np.array([3, 4], np.int32))
+    kernel_case("UnravelIndex", np.array([1], np.int32), np.array([[3, 4]], np.int32))
+    kernel_case("UnravelIndex", np.array([1], np.int32), np.array([3, 0], np.int32))
+    kernel_case("UnravelIndex", np.array([], np.int32), np.array([3, 4], np.int32))
+    shape_case("UnravelIndex", P([], I32), P([3], I32))
+    shape_case("UnravelIndex", P([5], I32), P([U], I32))
+    shape_case("UnravelIndex", P([2, 3], I32), P([2], I32))
+    shape_case("UnravelIndex", P(None, I32), P([2], I32))
+    shape_case("UnravelIndex", P([U], I64), P([2, 2], I64))
+    predictions = r((4, 5))
+    predictions[1, :] = 1.0  # all tied
+    predictions[2, 3] = np.nan
+    predictions[3, 0] = np.inf
+    targets = np.array([2, 4, 3, 0], np.int32)
+    for k in (0, 1, 2, 5, 6, -1):
+        kernel_case("InTopKV2", predictions, targets, np.int32(k))
+    kernel_case("InTopKV2", predictions, np.array([1, 5, -1, 0], np.int64), np.int64(3))
+    kernel_case("InTopKV2", predictions, targets[:3], np.int32(1))
+    kernel_case("InTopKV2", predictions[0], targets, np.int32(1))
+    kernel_case("InTopKV2", predictions, targets, np.array([1], np.int32))
+    shape_case("InTopKV2", P([U, 5], F), P([3], I32), C(2))
+    shape_case("InTopKV2", P([4, 5], F), P([3], I32), C(2))
+    shape_case("InTopKV2", P([4], F), P([4], I32), C(2))
+    shape_case("InTopKV2", P([4, 5], F), P([4], I32), P([2], I32))
+    shape_case("InTopKV2", P(None, F), P(None, I64), P(None, I64))
+    arr = rng.integers(0, 6, (8,)).astype(np.int32)
+    weights = r((8,))
+    kernel_case("DenseBincount", arr, np.int32(6), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr, np.int32(4), np.zeros((0,), np.float32))
+    kernel_case("DenseBincount", arr, np.int32(8), weights)
+    kernel_case("DenseBincount", arr.astype(np.int64), np.int64(6), weights.astype(np.float64))
+    kernel_case("DenseBincount", arr, np.int32(6), np.zeros((0,), np.int64), binary_output=True)
+    kernel_case("DenseBincount", arr.reshape(2, 4), np.int32(6), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr.reshape(2, 4), np.int32(6), weights.reshape(2, 4), binary_output=False)
+    kernel_case("DenseBincount", arr.reshape(2, 4), np.int32(6), np.zeros((0,), np.float32), binary_output=True)
+    kernel_case("DenseBincount", np.array([1, -1, 2], np.int32), np.int32(3), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr, np.int32(-1), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr, np.int32(6), r((3,)))
+    kernel_case("DenseBincount", arr, np.array([6], np.int32), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", np.zeros((2, 2, 2), np.int32), np.int32(3), np.zeros((0,), np.int32))
+    shape_case("DenseBincount", P([U], I32), C(5), P([0], F))
+    shape_case("DenseBincount", P([3, U], I32), C(5), P([0], F))
+    shape_case("DenseBincount", P([U], I32), P([], I32), P([0], F))
+    shape_case("DenseBincount", P(None, I64), C(4, I64), P(None, F64))
+    shape_case("DenseBincount", P([2, 2, 2], I32), C(5), P([0], F))
+    shape_case("DenseBincount", P([4], I32), C(-1), P([0], F))
+    shape_case("DenseBincount", P([4], I32), P([1], I32), P([0], F))
+    kernel_case("Bincount", arr, np.int32(6), np.zeros((0,), np.int32))
+    kernel_case("Bincount", arr, np.int32(4), weights)
+    kernel_case("Bincount", arr, np.int32(-1), np.zeros((0,), np.float32))
+    kernel_case("Bincount", np.array([1, 7], np.int32), np.int32(3), np.zeros((0,), np.float32))
+    shape_case("Bincount", P([U], I32), C(5), P([0], F))
+    shape_case("Bincount", P([U], I32), P([], I32), P([0], F))
+    shape_case("Bincount", P([U], I32), P([2], I32), P([0], F))
+
+
 # =========================================================================== writing
 
 
@@ -652,7 +787,8 @@ def write_shape_cases() -> None:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
-                 sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases):  # fmt: skip
+                 sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
+                 sequence_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

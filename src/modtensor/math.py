@@ -180,3 +180,8 @@ from modtensor.api.special_math_ops import (  # noqa: E402
 
 __all__ += ["digamma", "divide_no_nan", "erfcinv", "erfinv", "is_inf", "is_nan", "lgamma", "ndtri", "softsign", "xdivy",
             "xlog1py", "xlogy"]  # fmt: skip
+
+# tf.math.bincount and tf.math.in_top_k (api/counting_ops.py)
+from modtensor.api.counting_ops import bincount, in_top_k  # noqa: E402
+
+__all__ += ["bincount", "in_top_k"]

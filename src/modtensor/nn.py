@@ -84,3 +84,8 @@ __all__ += [
 from modtensor.api.nn_ops import selu, softsign  # noqa: E402
 
 __all__ += ["selu", "softsign"]
+
+# tf.nn.in_top_k (api/counting_ops.py)
+from modtensor.api.counting_ops import in_top_k  # noqa: E402
+
+__all__ += ["in_top_k"]

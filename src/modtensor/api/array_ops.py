@@ -23,7 +23,9 @@ from modtensor.framework.tensor import Tensor
 __all__ = [
     "boolean_mask",
     "meshgrid",
+    "roll",
     "sequence_mask",
+    "unravel_index",
     "concat",
     "expand_dims",
     "fill",
@@ -69,6 +71,16 @@ def shape(input: Any, out_type: Any = None, name: str | None = None) -> Tensor:
             if input.shape.is_fully_defined():
                 return constant(input.shape.as_list(), out_type, name=scope)
         return apply_op("Shape", name=scope, input=input, out_type=out_type)
+
+
+def shape_internal(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """TF's ``array_ops.shape_internal`` (no ``out_type``): a fully known graph shape is ``Shape/shape_as_tensor``."""
+    with op_scope(name, "Shape", [input]) as scope:
+        if _graph_mode():
+            input = convert_to_tensor(input)
+            if input.shape.is_fully_defined():
+                return _shape_as_tensor(input.shape)
+        return apply_op("Shape", name=scope, input=input, out_type=dtypes.int32)
 
 
 def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:
@@ -600,3 +612,13 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
             a_rank = rank(a)
             perm = concat((apply_op("Range", start=0, limit=a_rank - 2, delta=1), [a_rank - 1, a_rank - 2]), 0)
         return transpose(a, perm=perm, conjugate=conjugate)
+
+
+def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Elements shifted cyclically by ``shift`` along each ``axis`` (``Roll``)."""
+    return apply_op("Roll", name=name, input=input, shift=shift, axis=axis)
+
+
+def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
+    """The coordinates of flat ``indices`` in an array of shape ``dims`` (``UnravelIndex``)."""
+    return apply_op("UnravelIndex", name=name, indices=indices, dims=dims)

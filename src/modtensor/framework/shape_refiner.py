@@ -309,6 +309,10 @@ _EVALUATORS: dict[str, Callable[[Operation, list[np.ndarray], int], Any]] = {
     "FloorMod": _binary(_floor_mod),
     "Maximum": _binary(np.maximum),
     "Minimum": _binary(np.minimum),
+    "Greater": _binary(np.greater),  # tf.math.bincount's "size > 0"
+    "GreaterEqual": _binary(np.greater_equal),
+    "Less": _binary(np.less),
+    "LessEqual": _binary(np.less_equal),
     "Neg": lambda op, v, i: np.negative(v[0]),
     "Sum": _reduce(np.sum),
     "Prod": _reduce(np.prod),

@@ -831,3 +831,69 @@ def _where_shape(ctx: InferenceContext) -> None:
     .set_is_stateful()
     .set_shape_fn(common_shapes.unchanged_shape)
 )
+
+
+# --------------------------------------------------------------------------- Roll, LowerBound/UpperBound, UnravelIndex
+
+
+def _roll_shape(ctx: InferenceContext) -> None:
+    """Roll: input of rank >= 1, shift and axis scalars or vectors of one length; the input's shape."""
+    ctx.with_rank_at_least(ctx.input(0), 1)
+    ctx.with_rank_at_most(ctx.input(1), 1)
+    ctx.with_rank_at_most(ctx.input(2), 1)
+    ctx.merge(ctx.input(1), ctx.input(2))
+    ctx.set_output(0, ctx.input(0))
+
+
+(
+    register_op("Roll")
+    .input("input: T")
+    .input("shift: Tshift")
+    .input("axis: Taxis")
+    .output("output: T")
+    .attr("T: type")
+    .attr("Tshift: {int32, int64}")
+    .attr("Taxis: {int32, int64}")
+    .set_shape_fn(_roll_shape)
+)
+
+
+def _bound_shape(ctx: InferenceContext) -> None:
+    """LowerBound/UpperBound: both inputs matrices; the values' shape."""
+    ctx.with_rank(ctx.input(0), 2)
+    ctx.with_rank(ctx.input(1), 2)
+    ctx.set_output(0, ctx.input(1))
+
+
+for _name in ("LowerBound", "UpperBound"):
+    (
+        register_op(_name)
+        .input("sorted_inputs: T")
+        .input("values: T")
+        .output("output: out_type")
+        .attr("T: type")
+        .attr("out_type: {int32, int64} = DT_INT32")
+        .set_shape_fn(_bound_shape)
+    )
+
+
+def _unravel_index_shape(ctx: InferenceContext) -> None:
+    """UnravelIndex: ``[len(dims)]`` for a scalar index, ``[len(dims), num_indices]`` otherwise."""
+    indices = ctx.input(0)
+    dims = ctx.with_rank(ctx.input(1), 1)
+    if indices.rank == 0:
+        ctx.set_output(0, ctx.vector(ctx.dim(dims, 0)))
+    elif indices.rank is not None:
+        ctx.set_output(0, ctx.matrix(ctx.dim(dims, 0), ctx.num_elements(indices)))
+    else:
+        ctx.set_output(0, ctx.unknown_shape())
+
+
+(
+    register_op("UnravelIndex")
+    .input("indices: Tidx")
+    .input("dims: Tidx")
+    .output("output: Tidx")
+    .attr("Tidx: {int32, int64} = DT_INT32")
+    .set_shape_fn(_unravel_index_shape)
+)

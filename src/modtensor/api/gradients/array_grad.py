@@ -371,6 +371,13 @@ def _broadcast_to_grad(op: Any, grad: Any) -> list[Any]:
     return [reduce_to(dense(grad), op.inputs[0]), None]
 
 
+@RegisterGradient("Roll")
+def _roll_grad(op: Any, grad: Any) -> list[Any]:
+    # The gradient is the roll reversed.
+    shift, axis = op.inputs[1], op.inputs[2]
+    return [apply_op("Roll", input=grad, shift=math_ops.negative(shift), axis=axis), None, None]
+
+
 @RegisterGradient("ReverseV2")
 def _reverse_grad(op: Any, grad: Any) -> list[Any]:
     return [indexing_ops.reverse(dense(grad), op.inputs[1]), None]

@@ -32,7 +32,9 @@ from modtensor.kernels.cpu import (
     pooling,
     random,
     reductions,
+    search_count,
     segments,
+    sequences,
     sort,
     special_math,
     strings,
@@ -146,7 +148,8 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 }
 
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
-BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings, special_math)
+BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings, special_math, sequences,
+                   search_count)
 # The backward ops of gradient functions (issue 11), in the same table form.
 GRADIENT_MODULES = (array_grad, image_grad, linalg_grad, math_grad, nn_grad)
 BREADTH_MODULES += GRADIENT_MODULES

@@ -1,0 +1,108 @@
+"""CPU kernels that generate or rearrange index sequences: LinSpace, Roll and UnravelIndex, with TF's checks and texts.
+
+LinSpace steps in its own dtype as TF's kernel does (``start + step * i``, the last element ``stop``);
+Roll sums the shifts of a repeated axis; UnravelIndex divides with C++'s truncation, as TF's Eigen
+expression does, so a negative index (which TF lets through) gives TF's numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors
+
+__all__ = ["CPU_TYPE_CONSTRAINTS", "OP_FUNCTIONS"]
+
+
+@ignoring_fp_errors
+def lin_space(start: np.ndarray, stop: np.ndarray, num: np.ndarray) -> np.ndarray:
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    for arg, value in (("start", start), ("stop", stop), ("num", num)):
+        if np.ndim(value) != 0:
+            raise invalid_argument(f"{arg} must be a scalar, not shape {shape_str(np.shape(value))}")
+    n = int(num)
+    if n <= 0:
+        raise invalid_argument(f"Requires num > 0: {n}")
+    dtype = np.asarray(start).dtype
+    first, last = dtype.type(start), dtype.type(stop)
+    if n == 1:
+        return np.array([first], dtype)
+    step = (last - first) / dtype.type(n - 1)
+    out = np.empty(n, dtype)
+    out[:-1] = first + step * np.arange(n - 1).astype(dtype)
+    out[-1] = last
+    return out
+
+
+def roll(input: np.ndarray, shift: np.ndarray, axis: np.ndarray) -> np.ndarray:  # noqa: A002  (TF's arg name)
+    """Elements shifted cyclically by ``shift`` along each ``axis`` (shifts of a repeated axis add up)."""
+    if input.ndim < 1:
+        raise invalid_argument("input must be 1-D or higher")
+    if shift.ndim > 1:
+        raise invalid_argument(f"shift must be a scalar or a 1-D vector. Found: {shape_str(shift.shape)}")
+    if axis.ndim > 1:
+        raise invalid_argument(f"axis must be a scalar or a 1-D vector. Found: {shape_str(axis.shape)}")
+    if shift.shape != axis.shape:
+        raise invalid_argument("shift and axis must have the same size")
+    shifts = [0] * input.ndim
+    for s, a in zip(shift.reshape(-1).tolist(), axis.reshape(-1).tolist(), strict=True):
+        a = a + input.ndim if a < 0 else a
+        if not 0 <= a < input.ndim:
+            raise invalid_argument(f"axis {a} is out of range")
+        shifts[a] += s
+    if input.size == 0:
+        return input.copy()
+    return np.roll(input, shifts, axis=tuple(range(input.ndim)))
+
+
+def unravel_index(indices: np.ndarray, dims: np.ndarray) -> np.ndarray:
+    """The coordinates of flat ``indices`` in an array of shape ``dims``: ``[len(dims)]`` or ``[len(dims), n]``."""
+    if indices.ndim > 1:
+        raise invalid_argument(f'The indices can only be scalar or vector, got "{shape_str(indices.shape)}"')
+    if dims.ndim != 1:
+        raise invalid_argument(f'The indices can only be 1-D, got "{shape_str(dims.shape)}"')
+    limit = np.iinfo(dims.dtype).max
+    prod = 1.0
+    for i, d in enumerate(dims.tolist()):
+        if d == 0:
+            raise invalid_argument(f"Input dims cannot contain a dim of zero, but dims contains zero at index {i}")
+        if d < 0:
+            raise invalid_argument(f"Input dims cannot be negative. Got dim = {d} at index {i}")
+        if prod > limit / d:
+            raise invalid_argument(f"Input dims product is causing integer overflow: ({dims.tolist()})")
+        prod *= d
+    if indices.size == 0:
+        raise invalid_argument(
+            f"received empty tensor indices: Tensor<type: {indices.dtype.name} shape: {shape_str(indices.shape)} "
+            "values: >"
+        )
+    if not (indices < np.prod(dims, dtype=dims.dtype)).all():
+        raise invalid_argument("index is out of bound as with dims")
+    strides = np.ones_like(dims)
+    strides[:-1] = np.cumprod(dims[::-1], dtype=dims.dtype)[::-1][1:]
+    flat = indices.reshape(1, -1)
+    quotient = np.sign(flat) * (np.abs(flat) // strides[:, None])  # C++ division truncates toward zero
+    out = np.fmod(quotient, dims[:, None]).astype(dims.dtype)
+    return out[:, 0] if indices.ndim == 0 else out
+
+
+OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "LinSpace": lin_space,
+    "Roll": roll,
+    "UnravelIndex": unravel_index,
+}
+
+# TF 2.21's CPU kernels (tests/golden/op_breadth/cpu_kernel_constraints.json).
+CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "LinSpace": {"T": "float32 float64", "Tidx": "int32 int64"},
+    "Roll": {
+        "T": "FLOATS INTS UINTS bool COMPLEX string resource variant",
+        "Tshift": "int32 int64",
+        "Taxis": "int32 int64",
+    },
+    "UnravelIndex": {"Tidx": "int32 int64"},
+}
