@@ -264,6 +264,15 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_bincount_negative", "tf.math.bincount([1, -1])", "e"),
     ("nsmath_bincount_bad_axis", "tf.math.bincount([1, 2], axis=1)", "ge"),
     ("nsmath_bincount_weights_binary", "tf.math.bincount([1, 2], weights=[1.0, 2.0], binary_output=True)", "ge"),
+    # ------------------------------------------------------------------ linspace
+    ("nsmath_linspace", "tf.linspace(0.0, 1.0, 5)", "ge"),
+    ("nsmath_linspace_one", "tf.linspace(tf.constant(2.0, tf.float64), 3.0, 1)", "ge"),
+    ("nsmath_linspace_nd", "tf.linspace([0.0, 1.0], [[1.0, 3.0], [2.0, 5.0]], 3, axis=-1, name='ls')", "ge"),
+    ("nsmath_linspace_axis0", "tf.linspace([0.0, 10.0], [1.0, 20.0], tf.constant(4, tf.int64))", "ge"),
+    ("nsmath_linspace_ph", "tf.linspace(ph(tf.float32, [None]), ph(tf.float32, []), ph(tf.int32, []))", "g"),
+    ("nsmath_linspace_float_num", "tf.linspace(0.0, 1.0, 2.5)", "ge"),
+    ("nsmath_linspace_zero", "tf.linspace(0.0, 1.0, 0)", "e"),
+    ("nsmath_linspace_shapes", "tf.linspace([0.0, 1.0], [1.0, 2.0, 3.0], 3)", "e"),
 ]  # fmt: skip
 
 

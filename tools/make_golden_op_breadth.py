@@ -66,6 +66,8 @@ OPS = [
     # tf.linspace, roll, searchsorted, histogram_fixed_width, unravel_index, math.in_top_k, math.bincount
     "LinSpace", "Roll", "LowerBound", "UpperBound", "HistogramFixedWidth", "UnravelIndex", "InTopKV2", "DenseBincount",
     "Bincount",
+    # tf.linspace's broadcast_dynamic_shape
+    "BroadcastArgs",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -736,6 +738,18 @@ def sequence_cases() -> None:
     shape_case("Bincount", P([U], I32), P([2], I32), P([0], F))
 
 
+def broadcast_args_cases() -> None:
+    """BroadcastArgs (tf.broadcast_dynamic_shape, which tf.linspace uses)."""
+    for s0, s1, dtype in (([2, 1, 3], [4, 1], np.int32), ([], [3], np.int32), ([5], [1], np.int64),
+                          ([0, 1], [1, 3], np.int32), ([2, 3], [4], np.int32), ([2], [[2]], np.int32)):  # fmt: skip
+        kernel_case("BroadcastArgs", np.array(s0, dtype), np.array(s1, dtype))
+    shape_case("BroadcastArgs", P([3], I32), P([2], I32))
+    shape_case("BroadcastArgs", P([U], I32), P([2], I32))
+    shape_case("BroadcastArgs", P([3, 1], I32), P([2], I32))
+    shape_case("BroadcastArgs", P(None, I64), P(None, I64))
+    kernel_case("BroadcastTo", np.float32(2.5), np.array([], np.int32))  # a scalar to a scalar (tf.linspace's)
+
+
 # =========================================================================== writing
 
 
@@ -788,7 +802,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
                  sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
-                 sequence_cases):  # fmt: skip
+                 sequence_cases, broadcast_args_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

@@ -183,8 +183,9 @@ _BREADTH = (_linalg_ops, _indexing_ops, _sort_ops, _segment_ops, _clip_ops)
 __all__ += [n for n in _reexport(*_BREADTH) if n not in __all__]
 # tf.searchsorted and tf.histogram_fixed_width (namespace-ops work: api/counting_ops.py)
 from modtensor.api.counting_ops import histogram_fixed_width, searchsorted  # noqa: E402
+from modtensor.api.sequence_ops import linspace  # noqa: E402
 
-__all__ += ["histogram_fixed_width", "searchsorted"]
+__all__ += ["histogram_fixed_width", "linspace", "searchsorted"]
 
 # Loaded on first use: tracing machinery that eager-only programs never touch.
 _LAZY = {

@@ -16,8 +16,8 @@ import modtensor as tf
 from .frontend_golden import EAGER_CASES, GRAPH_CASES, case_ids, check_eager_case, check_graph_case, tensorflow_names
 
 NEW_NAMES = {
-    "tf": ["clip_by_global_norm", "histogram_fixed_width", "meshgrid", "roll", "searchsorted", "sequence_mask",
-           "unravel_index"],
+    "tf": ["clip_by_global_norm", "histogram_fixed_width", "linspace", "meshgrid", "roll", "searchsorted",
+           "sequence_mask", "unravel_index"],
     "tf.math": ["bincount", "count_nonzero", "digamma", "divide_no_nan", "erfcinv", "erfinv", "in_top_k", "is_inf",
                 "is_nan", "l2_normalize", "lgamma", "ndtri", "polyval", "softsign", "xdivy", "xlog1py", "xlogy"],
     "tf.nn": ["conv1d", "conv2d_transpose", "in_top_k", "l2_normalize", "log_poisson_loss", "max_pool1d", "selu",

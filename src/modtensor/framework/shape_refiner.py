@@ -310,6 +310,9 @@ _EVALUATORS: dict[str, Callable[[Operation, list[np.ndarray], int], Any]] = {
     "Maximum": _binary(np.maximum),
     "Minimum": _binary(np.minimum),
     "Greater": _binary(np.greater),  # tf.math.bincount's "size > 0"
+    "SelectV2": lambda op, v, i: np.where(v[0], v[1], v[2]),  # tf.linspace's axis
+    "BroadcastArgs": lambda op, v, i: np.array(np.broadcast_shapes(tuple(v[0].tolist()), tuple(v[1].tolist())),
+                                               v[0].dtype),  # fmt: skip
     "GreaterEqual": _binary(np.greater_equal),
     "Less": _binary(np.less),
     "LessEqual": _binary(np.less_equal),

@@ -897,3 +897,21 @@ def _unravel_index_shape(ctx: InferenceContext) -> None:
     .attr("Tidx: {int32, int64} = DT_INT32")
     .set_shape_fn(_unravel_index_shape)
 )
+
+
+def _broadcast_args_shape(ctx: InferenceContext) -> None:
+    """BroadcastArgs: two shape vectors; a vector as long as the longer one."""
+    s0 = ctx.with_rank(ctx.input(0), 1)
+    s1 = ctx.with_rank(ctx.input(1), 1)
+    n0, n1 = ctx.value(ctx.dim(s0, 0)), ctx.value(ctx.dim(s1, 0))
+    ctx.set_output(0, ctx.vector(None if n0 is None or n1 is None else max(n0, n1)))
+
+
+(
+    register_op("BroadcastArgs")
+    .input("s0: T")
+    .input("s1: T")
+    .output("r0: T")
+    .attr("T: {int32, int64} = DT_INT32")
+    .set_shape_fn(_broadcast_args_shape)
+)

@@ -1,4 +1,5 @@
-"""CPU kernels that generate or rearrange index sequences: LinSpace, Roll and UnravelIndex, with TF's checks and texts.
+"""CPU kernels that generate or rearrange index sequences: LinSpace, Roll, UnravelIndex and BroadcastArgs (the
+broadcast of two shape vectors), with TF's checks and texts.
 
 LinSpace steps in its own dtype as TF's kernel does (``start + step * i``, the last element ``stop``);
 Roll sums the shifts of a repeated axis; UnravelIndex divides with C++'s truncation, as TF's Eigen
@@ -90,7 +91,20 @@ def unravel_index(indices: np.ndarray, dims: np.ndarray) -> np.ndarray:
     return out[:, 0] if indices.ndim == 0 else out
 
 
+def broadcast_args(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
+    """The shape that shapes ``s0`` and ``s1`` broadcast to."""
+    for i, s in enumerate((s0, s1)):
+        if s.ndim != 1:
+            raise invalid_argument(f"In[{i}] must be a vector.{shape_str(s.shape)}")
+    try:
+        shape = np.broadcast_shapes(tuple(s0.tolist()), tuple(s1.tolist()))
+    except ValueError:
+        raise invalid_argument(f"Incompatible shapes: {shape_str(s0.tolist())} vs. {shape_str(s1.tolist())}") from None
+    return np.array(shape, s0.dtype)
+
+
 OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "BroadcastArgs": broadcast_args,
     "LinSpace": lin_space,
     "Roll": roll,
     "UnravelIndex": unravel_index,
@@ -98,6 +112,7 @@ OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 # TF 2.21's CPU kernels (tests/golden/op_breadth/cpu_kernel_constraints.json).
 CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "BroadcastArgs": {"T": "int32 int64"},
     "LinSpace": {"T": "float32 float64", "Tidx": "int32 int64"},
     "Roll": {
         "T": "FLOATS INTS UINTS bool COMPLEX string resource variant",
