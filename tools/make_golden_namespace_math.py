@@ -273,6 +273,36 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_linspace_float_num", "tf.linspace(0.0, 1.0, 2.5)", "ge"),
     ("nsmath_linspace_zero", "tf.linspace(0.0, 1.0, 0)", "e"),
     ("nsmath_linspace_shapes", "tf.linspace([0.0, 1.0], [1.0, 2.0, 3.0], 3)", "e"),
+    # ------------------------------------------------------------------ space_to_depth, cross, slogdet, cumlogsumexp
+    ("nsmath_space_to_depth", "tf.nn.space_to_depth(tf.reshape(tf.range(32.0), [1, 4, 4, 2]), 2)", "ge"),
+    ("nsmath_space_to_depth_ph", "tf.nn.space_to_depth(ph(tf.float32, [None, 6, 4, 3]), 2, name='s2d')", "g"),
+    ("nsmath_space_to_depth_indivisible", "tf.nn.space_to_depth(tf.ones([1, 3, 4, 1]), 2)", "ge"),
+    ("nsmath_space_to_depth_grad", tape("x = tf.reshape(tf.range(16.0), [1, 4, 4, 1])",
+                                        "tf.nn.space_to_depth(x, 2) * [1.0, 2.0, 3.0, 4.0]"), "e"),
+    ("nsmath_depth_to_space", "tf.nn.depth_to_space(tf.reshape(tf.range(16), [1, 2, 2, 4]), 2)", "ge"),
+    ("nsmath_depth_to_space_ph", "tf.nn.depth_to_space(ph(tf.float32, [2, None, 3, 9]), 3)", "g"),
+    ("nsmath_depth_to_space_grad", tape("x = tf.reshape(tf.range(16.0), [1, 2, 2, 4])",
+                                        "tf.nn.depth_to_space(x, 2) * [[1.0], [2.0], [3.0], [4.0]]"), "e"),
+    ("nsmath_cross", "tf.linalg.cross([[1.0, 0.0, 0.0], [1.0, 2.0, 3.0]], [[0.0, 1.0, 0.0], [4.0, 5.0, 6.0]])", "ge"),
+    ("nsmath_cross_int", "tf.linalg.cross(tf.constant([1, 2, 3]), tf.constant([3, 2, 1]), name='c')", "ge"),
+    ("nsmath_cross_ph", "tf.linalg.cross(ph(tf.float64, [None, 3]), ph(tf.float64, [4, None]))", "g"),
+    ("nsmath_cross_bad", "tf.linalg.cross(tf.ones([2, 4]), tf.ones([2, 4]))", "ge"),
+    ("nsmath_cross_grad", tape("x = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])",
+                               "tf.linalg.cross(x, [[0.0, 1.0, 2.0]] * tf.ones([2, 1])) * [1.0, 2.0, 3.0]"), "e"),
+    ("nsmath_slogdet", f"tf.linalg.slogdet({SPD})", "ge"),
+    ("nsmath_slogdet_batch", "tf.linalg.slogdet(tf.constant([[[1.0, 2.0], [3.0, 4.0]], [[2.0, 4.0], [1.0, 2.0]]], "
+     "tf.float64))", "ge"),
+    ("nsmath_slogdet_ph", "tf.linalg.slogdet(ph(tf.float32, [None, 3, None]), name='sld')", "g"),
+    ("nsmath_slogdet_grad", tape(f"x = {SPD}", "tf.linalg.slogdet(x).log_abs_determinant"), "e"),
+    ("nsmath_slogdet_not_square", "tf.linalg.slogdet(tf.ones([2, 3]))", "ge"),
+    ("nsmath_cumulative_logsumexp", "tf.math.cumulative_logsumexp(tf.constant([[1.0, 2.0, 3.0], [0.0, -1.0, 50.0]]), "
+     "axis=1)", "ge"),
+    ("nsmath_cumulative_logsumexp_flags", "tf.math.cumulative_logsumexp(tf.constant([1.0, 2.0, 3.0], tf.float64), "
+     "exclusive=True, reverse=True)", "ge"),
+    ("nsmath_cumulative_logsumexp_ph", "tf.math.cumulative_logsumexp(ph(tf.float32, [None, 4]), 1, name='cl')", "g"),
+    ("nsmath_cumulative_logsumexp_grad", tape("x = tf.constant([[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]])",
+                                              "tf.math.cumulative_logsumexp(x, 1) * [[1.0, -2.0, 0.5]]"), "e"),
+    ("nsmath_cumulative_logsumexp_axis", "tf.math.cumulative_logsumexp(tf.ones([2, 3]), axis=2)", "e"),
 ]  # fmt: skip
 
 

@@ -68,6 +68,8 @@ OPS = [
     "Bincount",
     # tf.linspace's broadcast_dynamic_shape
     "BroadcastArgs",
+    # tf.nn.space_to_depth/depth_to_space, tf.linalg.cross, slogdet, tf.math.cumulative_logsumexp
+    "SpaceToDepth", "DepthToSpace", "Cross", "LogMatrixDeterminant", "CumulativeLogsumexp",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -750,6 +752,65 @@ def broadcast_args_cases() -> None:
     kernel_case("BroadcastTo", np.float32(2.5), np.array([], np.int32))  # a scalar to a scalar (tf.linspace's)
 
 
+def layout_cross_cases() -> None:
+    """SpaceToDepth, DepthToSpace, Cross, LogMatrixDeterminant and CumulativeLogsumexp; seeded on their own."""
+    rng = np.random.default_rng(20260703)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    x = r((2, 4, 6, 3))
+    kernel_case("SpaceToDepth", x, block_size=2)
+    kernel_case("SpaceToDepth", rng.integers(0, 9, (1, 6, 3, 2)).astype(np.uint8), block_size=3)
+    kernel_case("SpaceToDepth", x, block_size=4)
+    kernel_case("SpaceToDepth", x[0], block_size=2)
+    kernel_case("SpaceToDepth", x, block_size=2, data_format="NCHW")
+    kernel_case("DepthToSpace", r((2, 2, 3, 8)), block_size=2)
+    kernel_case("DepthToSpace", r((1, 1, 2, 9), np.float64), block_size=3)
+    kernel_case("DepthToSpace", r((1, 2, 2, 6)), block_size=2)
+    kernel_case("DepthToSpace", r((2, 2, 8)), block_size=2)
+    for op, shape in (("SpaceToDepth", [U, 4, 6, 3]), ("DepthToSpace", [2, U, 3, 8])):
+        shape_case(op, P(shape), block_size=2)
+        shape_case(op, P([2, 5, 6, 8]), block_size=2)
+        shape_case(op, P([2, 4, 6]), block_size=2)
+        shape_case(op, P([2, 3, 4, 8]), block_size=2, data_format="NCHW")
+        shape_case(op, P(None), block_size=3)
+    kernel_case("Cross", r((4, 3)), r((4, 3)))
+    kernel_case("Cross", r((2, 2, 3), np.float64), r((2, 2, 3), np.float64))
+    kernel_case("Cross", rng.integers(-5, 5, (3,)).astype(np.int32), rng.integers(-5, 5, (3,)).astype(np.int32))
+    kernel_case("Cross", r((2, 3)), r((3, 3)))
+    kernel_case("Cross", r((2, 4)), r((2, 4)))
+    kernel_case("Cross", np.float32(1.0), np.float32(2.0))
+    shape_case("Cross", P([U, 3]), P([4, U]))
+    shape_case("Cross", P([2, 4]), P([2, 4]))
+    shape_case("Cross", P([2, 3]), P([3, 3]))
+    shape_case("Cross", P(None), P(None))
+    shape_case("Cross", P([]), P([3]))
+    spd = r((3, 3)) @ r((3, 3)).T + np.eye(3, dtype=np.float32)
+    kernel_case("LogMatrixDeterminant", spd)
+    kernel_case("LogMatrixDeterminant", r((2, 4, 4), np.float64))
+    kernel_case("LogMatrixDeterminant", np.array([[1.0, 2.0], [2.0, 4.0]], np.float32))
+    kernel_case("LogMatrixDeterminant", np.zeros((2, 0, 0), np.float32))
+    kernel_case("LogMatrixDeterminant", (r((2, 2)) + 1j * r((2, 2))).astype(np.complex64))
+    kernel_case("LogMatrixDeterminant", r((2, 3)))
+    kernel_case("LogMatrixDeterminant", r((3,)))
+    shape_case("LogMatrixDeterminant", P([U, 3, 3]))
+    shape_case("LogMatrixDeterminant", P([2, 3, U]))
+    shape_case("LogMatrixDeterminant", P([2, 3, 4]))
+    shape_case("LogMatrixDeterminant", P([3]))
+    shape_case("LogMatrixDeterminant", P(None))
+    y = r((3, 4), np.float64) * 3
+    for axis, exclusive, reverse in ((0, False, False), (1, True, False), (-1, False, True), (0, True, True)):
+        kernel_case("CumulativeLogsumexp", y, np.int32(axis), exclusive=exclusive, reverse=reverse)
+    kernel_case("CumulativeLogsumexp", r((5,)) * 50, np.int64(0))
+    kernel_case("CumulativeLogsumexp", np.array([-np.inf, 0.0, np.inf, 1.0], np.float32), np.int32(0))
+    kernel_case("CumulativeLogsumexp", r((2, 3)).astype(np.float16), np.int32(1), exclusive=True)
+    kernel_case("CumulativeLogsumexp", r((2, 3)), np.int32(2))
+    kernel_case("CumulativeLogsumexp", r((2, 3)), np.array([0], np.int32))
+    shape_case("CumulativeLogsumexp", P([U, 3]), C(1))
+    shape_case("CumulativeLogsumexp", P([2, 3]), P([2], I32))
+
+
 # =========================================================================== writing
 
 
@@ -802,7 +863,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
                  sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
-                 sequence_cases, broadcast_args_cases):  # fmt: skip
+                 sequence_cases, broadcast_args_cases, layout_cross_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

@@ -185,3 +185,8 @@ __all__ += ["digamma", "divide_no_nan", "erfcinv", "erfinv", "is_inf", "is_nan",
 from modtensor.api.counting_ops import bincount, in_top_k  # noqa: E402
 
 __all__ += ["bincount", "in_top_k"]
+
+# tf.math.cumulative_logsumexp (api/math_ops.py)
+from modtensor.api.math_ops import cumulative_logsumexp  # noqa: E402
+
+__all__ += ["cumulative_logsumexp"]

@@ -622,3 +622,13 @@ def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor: 
 def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
     """The coordinates of flat ``indices`` in an array of shape ``dims`` (``UnravelIndex``)."""
     return apply_op("UnravelIndex", name=name, indices=indices, dims=dims)
+
+
+def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """Spatial blocks of ``block_size`` x ``block_size`` moved into the depth dim (``SpaceToDepth``)."""
+    return apply_op("SpaceToDepth", name=name, input=input, block_size=block_size, data_format=data_format)
+
+
+def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """The depth dim spread into spatial blocks of ``block_size`` x ``block_size`` (``DepthToSpace``)."""
+    return apply_op("DepthToSpace", name=name, input=input, block_size=block_size, data_format=data_format)

@@ -804,3 +804,17 @@ def polyval(coeffs: list[Any], x: Any, name: str | None = None) -> Tensor:
         for c in tensors[1:]:
             p = c + p * x
         return p
+
+
+def cumulative_logsumexp(
+    x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None
+) -> Tensor:
+    """Running ``log(sum(exp(x)))`` along ``axis`` without overflow (``CumulativeLogsumexp``)."""
+    with op_scope(name, "CumulativeLogsumexp", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("CumulativeLogsumexp", name=scope, x=x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+
+def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
+    """The cross product of the innermost 3-vectors of ``a`` and ``b`` (``Cross``)."""
+    return apply_op("Cross", name=name, a=a, b=b)

@@ -915,3 +915,43 @@ def _broadcast_args_shape(ctx: InferenceContext) -> None:
     .attr("T: {int32, int64} = DT_INT32")
     .set_shape_fn(_broadcast_args_shape)
 )
+
+
+# --------------------------------------------------------------------------- SpaceToDepth / DepthToSpace
+
+
+def _depth_space_shape(to_depth: bool):  # noqa: ANN202
+    """SpaceToDepth (to_depth) / DepthToSpace: 4-D (5-D for NCHW_VECT_C) input; H, W and C scaled by block_size."""
+
+    def shape_fn(ctx: InferenceContext) -> None:
+        data_format = ctx.get_attr("data_format")
+        data_format = data_format.decode() if isinstance(data_format, bytes) else data_format
+        dims = 5 if data_format == "NCHW_VECT_C" else 4
+        x = ctx.with_rank(ctx.input(0), dims)
+        block = int(ctx.get_attr("block_size"))
+        n_i, h_i, w_i, c_i = (0, 1, 2, 3) if data_format == "NHWC" else (0, 2, 3, 1)
+        n, h, w, c = (ctx.dim(x, i) for i in (n_i, h_i, w_i, c_i))
+        if to_depth:
+            h, w = ctx.divide(h, block, True), ctx.divide(w, block, True)
+            c = ctx.multiply(c, block * block)
+        else:
+            h, w = ctx.multiply(h, block), ctx.multiply(w, block)
+            c = ctx.divide(c, block * block, True)
+        out = [n, h, w, c] if data_format == "NHWC" else [n, c, h, w]
+        if dims == 5:
+            out.append(ctx.dim(x, 4))
+        ctx.set_output(0, ctx.make_shape(out))
+
+    return shape_fn
+
+
+for _name, _to_depth in (("SpaceToDepth", True), ("DepthToSpace", False)):
+    (
+        register_op(_name)
+        .input("input: T")
+        .output("output: T")
+        .attr("T: type")
+        .attr("block_size: int >= 2")
+        .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+        .set_shape_fn(_depth_space_shape(_to_depth))
+    )

@@ -476,3 +476,34 @@ def _dense_bincount_shape(ctx: InferenceContext) -> None:
     .attr("binary_output: bool = false")
     .set_shape_fn(_dense_bincount_shape)
 )
+
+
+def _cross_shape(ctx: InferenceContext) -> None:
+    """Cross: both inputs of one shape, rank >= 1, with an innermost dim of 3."""
+    a = ctx.with_rank_at_least(ctx.input(0), 1)
+    b = ctx.with_rank_at_least(ctx.input(1), 1)
+    a = ctx.merge(a, b)
+    if a.rank is not None:
+        ctx.with_value(ctx.dim(a, a.rank - 1), 3)
+    ctx.set_output(0, a)
+
+
+(
+    register_op("Cross")
+    .input("a: T")
+    .input("b: T")
+    .output("product: T")
+    .attr("T: realnumbertype")
+    .set_shape_fn(_cross_shape)
+)
+(
+    register_op("CumulativeLogsumexp")
+    .input("x: T")
+    .input("axis: Tidx")
+    .output("out: T")
+    .attr("exclusive: bool = false")
+    .attr("reverse: bool = false")
+    .attr("T: {bfloat16, half, float, double}")
+    .attr("Tidx: {int32, int64} = DT_INT32")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)

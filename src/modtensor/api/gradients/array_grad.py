@@ -371,6 +371,26 @@ def _broadcast_to_grad(op: Any, grad: Any) -> list[Any]:
     return [reduce_to(dense(grad), op.inputs[0]), None]
 
 
+def _depth_space_grad(op: Any, grad: Any, inverse: str) -> Any:
+    block_size, data_format = op.get_attr("block_size"), op.get_attr("data_format")
+    data_format = data_format.decode() if isinstance(data_format, bytes) else data_format
+    if data_format == "NCHW_VECT_C":
+        raise ValueError(f"Cannot compute {op.type} gradient with NCHW_VECT_C. NCHW_VECT_C requires qint8 data type.")
+    return apply_op(inverse, input=grad, block_size=block_size, data_format=data_format)
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op: Any, grad: Any) -> Any:
+    # Its gradient is the opposite op: DepthToSpace.
+    return _depth_space_grad(op, grad, "DepthToSpace")
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op: Any, grad: Any) -> Any:
+    # Its gradient is the opposite op: SpaceToDepth.
+    return _depth_space_grad(op, grad, "SpaceToDepth")
+
+
 @RegisterGradient("Roll")
 def _roll_grad(op: Any, grad: Any) -> list[Any]:
     # The gradient is the roll reversed.

@@ -666,6 +666,30 @@ def _xdivy_grad(op: Any, grad: Any) -> list[Any]:
     return _x_op_y_grad(op, grad, apply_op("Xdivy", x=_neg(x), y=apply_op("Pow", x=y, y=_scalar(2.0, y.dtype))))
 
 
+@RegisterGradient("Cross")
+def _cross_grad(op: Any, grad: Any) -> list[Any]:
+    u, v = op.inputs
+    return [apply_op("Cross", a=v, b=grad), apply_op("Cross", a=grad, b=u)]
+
+
+@RegisterGradient("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op: Any, grad: Any) -> list[Any]:
+    x, axis = op.inputs
+    cumulative_logsumexp = op.outputs[0]
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    # Split the incoming gradient into positive and negative parts to take logs (for stable results).
+    lowest = grad.dtype.min
+    log_grad_positive = array_ops.where(math_ops.greater(grad, 0), math_ops.log(grad), lowest)
+    log_grad_negative = array_ops.where(math_ops.less(grad, 0), math_ops.log(math_ops.negative(grad)), lowest)
+    parts = []
+    for log_grad in (log_grad_positive, log_grad_negative):
+        scan = math_ops.cumulative_logsumexp(
+            log_grad - cumulative_logsumexp, axis=axis, reverse=not reverse, exclusive=exclusive
+        )
+        parts.append(math_ops.exp(scan + x))
+    return [parts[0] - parts[1], None]
+
+
 @RegisterGradient("Lgamma")
 def _lgamma_grad(op: Any, grad: Any) -> Any:
     return _mul(grad, apply_op("Digamma", x=_conj(op.inputs[0])))

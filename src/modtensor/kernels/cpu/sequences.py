@@ -1,5 +1,6 @@
-"""CPU kernels that generate or rearrange index sequences: LinSpace, Roll, UnravelIndex and BroadcastArgs (the
-broadcast of two shape vectors), with TF's checks and texts.
+"""CPU kernels that generate or rearrange index sequences: LinSpace, Roll, UnravelIndex, BroadcastArgs (the
+broadcast of two shape vectors), SpaceToDepth and DepthToSpace (NHWC blocks moved between space and depth),
+with TF's checks and texts.
 
 LinSpace steps in its own dtype as TF's kernel does (``start + step * i``, the last element ``stop``);
 Roll sums the shifts of a repeated axis; UnravelIndex divides with C++'s truncation, as TF's Eigen
@@ -103,7 +104,41 @@ def broadcast_args(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
     return np.array(shape, s0.dtype)
 
 
+def _nhwc_only(data_format: Any) -> None:
+    fmt = data_format.decode() if isinstance(data_format, bytes) else str(data_format)
+    if fmt != "NHWC":
+        raise invalid_argument(f"Only NHWC data_format supported on CPU. Got {fmt}")
+
+
+def space_to_depth(input: np.ndarray, block_size: int, data_format: Any = "NHWC") -> np.ndarray:  # noqa: A002
+    """Each ``block_size`` x ``block_size`` spatial block of an NHWC batch moved into the depth dim."""
+    _nhwc_only(data_format)
+    if input.ndim != 4:
+        raise invalid_argument(f"Input rank should be 4 instead of {input.ndim}")
+    n, h, w, c = input.shape
+    b = int(block_size)
+    if h % b or w % b:
+        raise invalid_argument(f"Image width {w} and height {h} should be divisible by block_size: {b}")
+    out = input.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5)
+    return np.ascontiguousarray(out.reshape(n, h // b, w // b, b * b * c))
+
+
+def depth_to_space(input: np.ndarray, block_size: int, data_format: Any = "NHWC") -> np.ndarray:  # noqa: A002
+    """The depth dim of an NHWC batch spread into ``block_size`` x ``block_size`` spatial blocks."""
+    _nhwc_only(data_format)
+    if input.ndim != 4:
+        raise invalid_argument(f"Input rank should be: 4 instead of: {input.ndim}")
+    n, h, w, c = input.shape
+    b = int(block_size)
+    if c % (b * b):
+        raise invalid_argument(f"Input depth dimension {c} should be divisible by: {b * b}")
+    out = input.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5)
+    return np.ascontiguousarray(out.reshape(n, h * b, w * b, c // (b * b)))
+
+
 OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "SpaceToDepth": space_to_depth,
+    "DepthToSpace": depth_to_space,
     "BroadcastArgs": broadcast_args,
     "LinSpace": lin_space,
     "Roll": roll,
@@ -112,6 +147,8 @@ OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 # TF 2.21's CPU kernels (tests/golden/op_breadth/cpu_kernel_constraints.json).
 CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "SpaceToDepth": {"T": "FLOATS INTS UINTS bool COMPLEX string resource variant qint8"},
+    "DepthToSpace": {"T": "FLOATS INTS UINTS bool COMPLEX string resource variant"},
     "BroadcastArgs": {"T": "int32 int64"},
     "LinSpace": {"T": "float32 float64", "Tidx": "int32 int64"},
     "Roll": {
