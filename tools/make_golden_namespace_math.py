@@ -303,6 +303,16 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_cumulative_logsumexp_grad", tape("x = tf.constant([[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]])",
                                               "tf.math.cumulative_logsumexp(x, 1) * [[1.0, -2.0, 0.5]]"), "e"),
     ("nsmath_cumulative_logsumexp_axis", "tf.math.cumulative_logsumexp(tf.ones([2, 3]), axis=2)", "e"),
+    # ------------------------------------------------------------------ embedding_lookup
+    ("nsmath_embedding_lookup", "tf.nn.embedding_lookup(tf.reshape(tf.range(12.0), [4, 3]), [[0, 3], [2, 2]])", "ge"),
+    ("nsmath_embedding_lookup_int64", "tf.nn.embedding_lookup(tf.constant([[1.0, 2.0], [3.0, 4.0]]), "
+     "tf.constant([1, 0], tf.int64), name='emb')", "ge"),
+    ("nsmath_embedding_lookup_ph", "tf.nn.embedding_lookup(ph(tf.float32, [None, 8]), ph(tf.int32, [None, 5]))", "g"),
+    ("nsmath_embedding_lookup_bad_id", "tf.nn.embedding_lookup(tf.ones([3, 2]), [3])", "e"),
+    ("nsmath_embedding_lookup_grad",  # the gradient is IndexedSlices: its dense form
+     "x = tf.reshape(tf.range(8.0), [4, 2])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+     "    y = tf.reduce_sum(tf.nn.embedding_lookup(x, [1, 3, 1]) * [1.0, 2.0])\n"
+     "tf.convert_to_tensor(t.gradient(y, x))", "e"),
 ]  # fmt: skip
 
 

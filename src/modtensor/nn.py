@@ -94,3 +94,8 @@ __all__ += ["in_top_k"]
 from modtensor.api.array_ops import depth_to_space, space_to_depth  # noqa: E402
 
 __all__ += ["depth_to_space", "space_to_depth"]
+
+# tf.nn.embedding_lookup (api/embedding_ops.py)
+from modtensor.api.embedding_ops import embedding_lookup  # noqa: E402
+
+__all__ += ["embedding_lookup"]
