@@ -313,6 +313,16 @@ CASES: list[tuple[str, str, str]] = [
      "x = tf.reshape(tf.range(8.0), [4, 2])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
      "    y = tf.reduce_sum(tf.nn.embedding_lookup(x, [1, 3, 1]) * [1.0, 2.0])\n"
      "tf.convert_to_tensor(t.gradient(y, x))", "e"),
+    # ------------------------------------------------------------------ confusion_matrix
+    ("nsmath_confusion_matrix", "tf.math.confusion_matrix([1, 2, 4], [2, 2, 4])", "ge"),
+    ("nsmath_confusion_matrix_num_classes",
+     "tf.math.confusion_matrix(tf.constant([[0], [1], [2]]), [0, 2, 2], num_classes=4, dtype=tf.float32)", "ge"),
+    ("nsmath_confusion_matrix_weights",
+     "tf.math.confusion_matrix([0, 1, 1], [1, 1, 0], weights=[0.5, 2.0, 1.0], dtype=tf.float64, name='cm')", "ge"),
+    ("nsmath_confusion_matrix_ph", "tf.math.confusion_matrix(ph(tf.int32, [None]), ph(tf.int64, [None]), 5)", "g"),
+    ("nsmath_confusion_matrix_ph_rank", "tf.math.confusion_matrix(ph(tf.int32), ph(tf.int32, [None, 1]))", "g"),
+    ("nsmath_confusion_matrix_negative", "tf.math.confusion_matrix([0, -1], [0, 1])", "e"),
+    ("nsmath_confusion_matrix_out_of_bound", "tf.math.confusion_matrix([0, 3], [0, 1], num_classes=3)", "e"),
 ]  # fmt: skip
 
 

@@ -190,3 +190,8 @@ __all__ += ["bincount", "in_top_k"]
 from modtensor.api.math_ops import cumulative_logsumexp  # noqa: E402
 
 __all__ += ["cumulative_logsumexp"]
+
+# tf.math.confusion_matrix (api/confusion_matrix.py)
+from modtensor.api.confusion_matrix import confusion_matrix  # noqa: E402
+
+__all__ += ["confusion_matrix"]

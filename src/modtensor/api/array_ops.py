@@ -504,7 +504,7 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
         return _array_like("ones", "OnesLike", input, dtype, scope)
 
 
-def _ones_like_v1(value: Any) -> Tensor:
+def _ones_like_v1(value: Any, dtype: Any = None) -> Tensor:
     """TF 1's ``ones_like`` (what ``strided_slice`` uses for default strides): ``ones`` of the value's shape."""
     with op_scope(None, "ones_like", [value]) as scope:
         value = convert_to_tensor(value, name="tensor")
@@ -513,7 +513,7 @@ def _ones_like_v1(value: Any) -> Tensor:
                 ones_shape = _shape_as_tensor(value.shape)
             else:
                 ones_shape = apply_op("Shape", name=shape_scope, input=value, out_type=dtypes.int32)
-        result = ones(ones_shape, dtype=value.dtype, name=scope)
+        result = ones(ones_shape, dtype=value.dtype if dtype is None else dtype, name=scope)
         if isinstance(result, SymbolicTensor):
             result.set_shape(value.shape)
         return result
