@@ -323,6 +323,31 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_confusion_matrix_ph_rank", "tf.math.confusion_matrix(ph(tf.int32), ph(tf.int32, [None, 1]))", "g"),
     ("nsmath_confusion_matrix_negative", "tf.math.confusion_matrix([0, -1], [0, 1])", "e"),
     ("nsmath_confusion_matrix_out_of_bound", "tf.math.confusion_matrix([0, 3], [0, 1], num_classes=3)", "e"),
+    # ------------------------------------------------------------------ space_to_batch_nd, batch_to_space
+    ("nsmath_space_to_batch_nd", "tf.space_to_batch_nd(tf.reshape(tf.range(16.0), [1, 4, 4, 1]), [2, 2], "
+     "[[0, 0], [0, 0]])", "ge"),
+    ("nsmath_space_to_batch_pad", "tf.space_to_batch(tf.reshape(tf.range(12), [1, 2, 6]), [2], [[1, 1]], name='stb')",
+     "ge"),
+    ("nsmath_space_to_batch_nn", "tf.nn.space_to_batch(tf.ones([2, 3, 3, 2]), [3, 3], tf.zeros([2, 2], tf.int64))",
+     "ge"),
+    ("nsmath_space_to_batch_ph", "tf.space_to_batch_nd(ph(tf.float32, [None, 4, 6, 3]), [2, 3], [[0, 0], [1, 2]])",
+     "g"),
+    ("nsmath_space_to_batch_ph_block", "tf.space_to_batch_nd(ph(tf.float32, [2, 4, 6, 3]), ph(tf.int32, [2]), "
+     "[[0, 0], [0, 0]])", "g"),
+    ("nsmath_space_to_batch_indivisible", "tf.space_to_batch_nd(tf.ones([1, 3, 4, 1]), [2, 2], [[0, 0], [0, 0]])",
+     "ge"),
+    ("nsmath_space_to_batch_grad", tape("x = tf.reshape(tf.range(8.0), [1, 2, 4, 1])",
+                                        "tf.space_to_batch_nd(x, [1, 2], [[0, 0], [1, 1]]) * [[[[1.0]]], [[[2.0]]]]"),
+     "e"),
+    ("nsmath_batch_to_space", "tf.batch_to_space(tf.reshape(tf.range(16.0), [4, 2, 2, 1]), [2, 2], [[0, 0], [1, 1]])",
+     "ge"),
+    ("nsmath_batch_to_space_int_block", "tf.batch_to_space(tf.ones([4, 1, 1, 3]), 2, [[0, 0], [0, 0]])", "ge"),
+    ("nsmath_batch_to_space_ph", "tf.batch_to_space(ph(tf.float32, [None, 2, None, 3]), [2, 2], [[1, 1], [2, 0]], "
+     "name='bts')", "g"),
+    ("nsmath_batch_to_space_bad_batch", "tf.batch_to_space(tf.ones([3, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])", "ge"),
+    ("nsmath_batch_to_space_grad",
+     tape("x = tf.reshape(tf.range(8.0), [4, 1, 2, 1])",
+          "tf.batch_to_space(x, [2, 2], [[0, 1], [0, 0]]) * [[[1.0], [2.0], [3.0], [4.0]]]"), "e"),
 ]  # fmt: skip
 
 

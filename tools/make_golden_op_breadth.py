@@ -70,6 +70,8 @@ OPS = [
     "BroadcastArgs",
     # tf.nn.space_to_depth/depth_to_space, tf.linalg.cross, slogdet, tf.math.cumulative_logsumexp
     "SpaceToDepth", "DepthToSpace", "Cross", "LogMatrixDeterminant", "CumulativeLogsumexp",
+    # tf.space_to_batch_nd, tf.batch_to_space
+    "SpaceToBatchND", "BatchToSpaceND",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -811,6 +813,51 @@ def layout_cross_cases() -> None:
     shape_case("CumulativeLogsumexp", P([2, 3]), P([2], I32))
 
 
+def space_batch_cases() -> None:
+    """SpaceToBatchND and BatchToSpaceND; seeded on their own."""
+    rng = np.random.default_rng(20260704)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    i32 = lambda v: np.array(v, np.int32)  # noqa: E731
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((2, 2, 4, 3)), i32([2, 2]), i32([[1, 1], [2, 0]]))
+    kernel_case("SpaceToBatchND", r((2, 6, 2)), i32([3]), np.array([[0, 0]], np.int64))
+    kernel_case("SpaceToBatchND", rng.integers(0, 9, (1, 2, 3, 2)).astype(np.int64), i32([1, 3]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 3, 4, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([2, 2]), i32([[0, 0], [-1, 1]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([0, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([[2, 2]]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([2, 2]), i32([0, 0, 0, 0]))
+    kernel_case("SpaceToBatchND", r((4,)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((8, 2, 3, 3)), i32([2, 2]), i32([[1, 1], [2, 0]]))
+    kernel_case("BatchToSpaceND", r((6, 2, 2)), np.array([3], np.int64), i32([[0, 1]]))
+    kernel_case("BatchToSpaceND", r((3, 2, 2, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 2]), i32([[0, 0], [3, 2]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 2]), i32([[-1, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 0]), i32([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([U, 4, 6, 3]), C([2, 3]), C([[0, 0], [1, 2]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([2, 3]), C([[0, 0], [1, 2]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), P([2], I32), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([2, 2]), P([2, 2], I32))
+    shape_case("SpaceToBatchND", P([2, 5, 6, 3]), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([2, 2]), C([[0, 0], [-1, 1]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([0, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([4]), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P(None), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6]), P([U], I32), P([U, 2], I32))
+    shape_case("SpaceToBatchND", P([2, 4, 6]), C([2]), C([[0, 0], [0, 0]]))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), C([2, 2]), C([[1, 1], [2, 0]]))
+    shape_case("BatchToSpaceND", P([U, 2, U, 3]), C([2, 2]), C([[1, 1], [2, 0]]))
+    shape_case("BatchToSpaceND", P([6, 2, 3, 3]), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), C([2, 2]), C([[3, 2], [0, 0]]))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), P([2], I32), P([2, 2], I32))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), C([2, 2]), C([[-1, 0], [0, 0]]))
+    shape_case("BatchToSpaceND", P(None), C([2]), C([[0, 0]]))
+
+
 # =========================================================================== writing
 
 
@@ -863,7 +910,8 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
                  sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
-                 sequence_cases, broadcast_args_cases, layout_cross_cases):  # fmt: skip
+                 sequence_cases, broadcast_args_cases, layout_cross_cases,
+                 space_batch_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

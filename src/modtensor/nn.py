@@ -91,9 +91,9 @@ from modtensor.api.counting_ops import in_top_k  # noqa: E402
 __all__ += ["in_top_k"]
 
 # tf.nn.space_to_depth and depth_to_space (api/array_ops.py)
-from modtensor.api.array_ops import depth_to_space, space_to_depth  # noqa: E402
+from modtensor.api.array_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: E402
 
-__all__ += ["depth_to_space", "space_to_depth"]
+__all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 
 # tf.nn.embedding_lookup (api/embedding_ops.py)
 from modtensor.api.embedding_ops import embedding_lookup  # noqa: E402

@@ -16,14 +16,14 @@ import modtensor as tf
 from .frontend_golden import EAGER_CASES, GRAPH_CASES, case_ids, check_eager_case, check_graph_case, tensorflow_names
 
 NEW_NAMES = {
-    "tf": ["clip_by_global_norm", "histogram_fixed_width", "linspace", "meshgrid", "roll", "searchsorted",
-           "sequence_mask", "unravel_index"],
+    "tf": ["batch_to_space", "clip_by_global_norm", "histogram_fixed_width", "linspace", "meshgrid", "roll",
+           "searchsorted", "sequence_mask", "space_to_batch", "space_to_batch_nd", "unravel_index"],
     "tf.math": ["bincount", "confusion_matrix", "count_nonzero", "cumulative_logsumexp", "digamma", "divide_no_nan",
                 "erfcinv", "erfinv", "in_top_k", "is_inf", "is_nan", "l2_normalize", "lgamma", "ndtri", "polyval",
                 "softsign", "xdivy", "xlog1py", "xlogy"],
     "tf.nn": ["conv1d", "conv2d_transpose", "depth_to_space", "embedding_lookup", "in_top_k", "l2_normalize",
-              "log_poisson_loss", "max_pool1d", "selu", "separable_conv2d", "silu", "softsign", "space_to_depth",
-              "swish", "weighted_cross_entropy_with_logits"],
+              "log_poisson_loss", "max_pool1d", "selu", "separable_conv2d", "silu", "softsign", "space_to_batch",
+              "space_to_depth", "swish", "weighted_cross_entropy_with_logits"],
     "tf.linalg": ["cross", "global_norm", "l2_normalize", "logdet", "matrix_transpose", "pinv", "slogdet"],
 }  # fmt: skip
 

@@ -21,10 +21,13 @@ from modtensor.framework.graph import SymbolicTensor
 from modtensor.framework.tensor import Tensor
 
 __all__ = [
+    "batch_to_space",
     "boolean_mask",
     "meshgrid",
     "roll",
     "sequence_mask",
+    "space_to_batch",
+    "space_to_batch_nd",
     "unravel_index",
     "concat",
     "expand_dims",
@@ -632,3 +635,20 @@ def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name:
 def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """The depth dim spread into spatial blocks of ``block_size`` x ``block_size`` (``DepthToSpace``)."""
     return apply_op("DepthToSpace", name=name, input=input, block_size=block_size, data_format=data_format)
+
+
+def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The padded spatial dims cut into ``block_shape`` blocks whose offsets go into the batch (``SpaceToBatchND``)."""
+    return apply_op("SpaceToBatchND", name=name, input=input, block_shape=block_shape, paddings=paddings)
+
+
+def space_to_batch(input: Any, block_shape: Any, paddings: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """TF 2's ``tf.space_to_batch``: :func:`space_to_batch_nd`."""
+    return space_to_batch_nd(input, block_shape, paddings, name)
+
+
+def batch_to_space(input: Any, block_shape: Any, crops: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The inverse of :func:`space_to_batch_nd`, then ``crops`` cut off (``BatchToSpaceND``; an int block is 2-D)."""
+    if isinstance(block_shape, int):
+        block_shape = np.array([block_shape, block_shape], dtype=np.int64)
+    return apply_op("BatchToSpaceND", name=name, input=input, block_shape=block_shape, crops=crops)

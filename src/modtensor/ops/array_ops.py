@@ -955,3 +955,64 @@ for _name, _to_depth in (("SpaceToDepth", True), ("DepthToSpace", False)):
         .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
         .set_shape_fn(_depth_space_shape(_to_depth))
     )
+
+
+# --------------------------------------------------------------------------- SpaceToBatchND / BatchToSpaceND
+
+
+def _space_batch_shape(to_batch: bool):  # noqa: ANN202
+    """SpaceToBatchND (to_batch) / BatchToSpaceND: TF's SpaceToBatchShapeHelper / BatchToSpaceShapeHelper."""
+    amounts = "paddings" if to_batch else "crops"
+
+    def shape_fn(ctx: InferenceContext) -> None:
+        block_shape_shape = ctx.input(1)
+        if block_shape_shape.rank != 1:
+            raise invalid("block_shape must have rank 1.")
+        m = ctx.value(ctx.dim(block_shape_shape, 0))
+        if m is None:
+            raise invalid("block_shape must have known size.")
+        x = ctx.with_rank_at_least(ctx.input(0), m + 1)
+        ctx.merge(ctx.input(2), ctx.matrix(m, 2))
+        block_t, amounts_t = ctx.input_tensor(1), ctx.input_tensor(2)
+        block = None if block_t is None else [int(v) for v in np.asarray(block_t).reshape(-1)]
+        batch = ctx.dim(x, 0)
+        if block is not None and (not to_batch or block):
+            for value in block:
+                if value < 1:
+                    raise invalid("block_shape must be positive")
+                if ctx.value_known(batch):
+                    batch = ctx.multiply(batch, value) if to_batch else ctx.divide(batch, value, True)
+                else:
+                    batch = ctx.unknown_dim()
+        elif m > 0:
+            batch = ctx.unknown_dim()
+        dims = [batch] + [ctx.unknown_dim() for _ in range(m)]
+        if amounts_t is not None and (not to_batch or np.asarray(amounts_t).size):
+            flat = [int(v) for v in np.asarray(amounts_t).reshape(-1)]
+            for d in range(m):
+                start, end = flat[2 * d], flat[2 * d + 1]
+                if start < 0 or end < 0:
+                    raise invalid(f"{amounts} cannot be negative")
+                if block is not None:
+                    size = ctx.dim(x, d + 1)
+                    if to_batch:
+                        dims[d + 1] = ctx.divide(ctx.add(ctx.add(size, start), end), block[d], True)
+                    else:
+                        dims[d + 1] = ctx.subtract(ctx.subtract(ctx.multiply(size, block[d]), start), end)
+        ctx.set_output(0, ctx.concatenate(ctx.make_shape(dims), ctx.subshape(x, m + 1)))
+
+    return shape_fn
+
+
+for _name, _amounts, _to_batch in (("SpaceToBatchND", "paddings", True), ("BatchToSpaceND", "crops", False)):
+    (
+        register_op(_name)
+        .input("input: T")
+        .input("block_shape: Tblock_shape")
+        .input(f"{_amounts}: T{_amounts}")
+        .output("output: T")
+        .attr("T: type")
+        .attr("Tblock_shape: {int32, int64} = DT_INT32")
+        .attr(f"T{_amounts}: {{int32, int64}} = DT_INT32")
+        .set_shape_fn(_space_batch_shape(_to_batch))
+    )

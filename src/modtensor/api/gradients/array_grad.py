@@ -379,6 +379,18 @@ def _depth_space_grad(op: Any, grad: Any, inverse: str) -> Any:
     return apply_op(inverse, input=grad, block_size=block_size, data_format=data_format)
 
 
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op: Any, grad: Any) -> list[Any]:
+    # Its gradient is the opposite op: BatchToSpaceND.
+    return [apply_op("BatchToSpaceND", input=grad, block_shape=op.inputs[1], crops=op.inputs[2]), None, None]
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op: Any, grad: Any) -> list[Any]:
+    # Its gradient is the opposite op: SpaceToBatchND.
+    return [apply_op("SpaceToBatchND", input=grad, block_shape=op.inputs[1], paddings=op.inputs[2]), None, None]
+
+
 @RegisterGradient("SpaceToDepth")
 def _space_to_depth_grad(op: Any, grad: Any) -> Any:
     # Its gradient is the opposite op: DepthToSpace.

@@ -1,6 +1,6 @@
 """CPU kernels that generate or rearrange index sequences: LinSpace, Roll, UnravelIndex, BroadcastArgs (the
 broadcast of two shape vectors), SpaceToDepth and DepthToSpace (NHWC blocks moved between space and depth),
-with TF's checks and texts.
+SpaceToBatchND and BatchToSpaceND (spatial blocks moved between space and batch), with TF's checks and texts.
 
 LinSpace steps in its own dtype as TF's kernel does (``start + step * i``, the last element ``stop``);
 Roll sums the shifts of a repeated axis; UnravelIndex divides with C++'s truncation, as TF's Eigen
@@ -136,7 +136,87 @@ def depth_to_space(input: np.ndarray, block_size: int, data_format: Any = "NHWC"
     return np.ascontiguousarray(out.reshape(n, h * b, w * b, c // (b * b)))
 
 
+def _space_batch_args(x: np.ndarray, block_shape: np.ndarray, amounts: np.ndarray, what: str) -> tuple[list, list]:
+    """TF's SpaceToBatch/BatchToSpace argument checks; the block sizes and the (start, end) amounts per dim."""
+    if block_shape.ndim != 1:
+        raise invalid_argument(f"block_shape rank should be 1 instead of {block_shape.ndim}")
+    m = block_shape.shape[0]
+    if x.ndim < 1 + m:
+        raise invalid_argument(f"input rank should be >= {1 + m} instead of {x.ndim}")
+    if amounts.ndim != 2 or amounts.shape != (m, 2):
+        raise invalid_argument(f"{what} should have shape [{m}, 2] instead of {shape_str(amounts.shape)}")
+    block = [int(v) for v in block_shape.tolist()]
+    pairs = [(int(a), int(b)) for a, b in amounts.reshape(m, 2).tolist()]
+    return block, pairs
+
+
+def _removed_prefix(block: list, pairs: list) -> int:
+    """How many leading block dims TF folds into the batch (block 1, no padding or cropping)."""
+    n = 0
+    while n < len(block) and block[n] == 1 and pairs[n] == (0, 0):
+        n += 1
+    return n
+
+
+def space_to_batch_nd(input: np.ndarray, block_shape: np.ndarray, paddings: np.ndarray) -> np.ndarray:  # noqa: A002
+    """The padded spatial dims cut into blocks of ``block_shape``, each block's offset moved into the batch."""
+    block, pairs = _space_batch_args(input, block_shape, paddings, "paddings")
+    for i, b in enumerate(block):
+        if b < 1:
+            raise invalid_argument(f"All values in block_shape must be positive, got value, {b} at index {i}.")
+    prefix = _removed_prefix(block, pairs)
+    for i in range(prefix, len(block)):
+        start, end = pairs[i]
+        if start < 0 or end < 0:
+            raise invalid_argument("Paddings must be non-negative")
+        padded = input.shape[i + 1] + start + end
+        if padded % block[i]:
+            j = i - prefix
+            raise invalid_argument(f"padded_shape[{j}]={padded} is not divisible by block_shape[{j}]={block[i]}")
+    m = len(block)
+    padded = np.pad(input, [(0, 0), *pairs] + [(0, 0)] * (input.ndim - 1 - m))
+    batch, rest = input.shape[0], padded.shape[1 + m :]
+    split = [batch]
+    for i, b in enumerate(block):
+        split += [padded.shape[1 + i] // b, b]
+    out = padded.reshape(*split, *rest)
+    order = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+    out = out.transpose(*order, *range(1 + 2 * m, out.ndim))
+    return np.ascontiguousarray(out).reshape(batch * int(np.prod(block)), *split[1::2], *rest)
+
+
+def batch_to_space_nd(input: np.ndarray, block_shape: np.ndarray, crops: np.ndarray) -> np.ndarray:  # noqa: A002
+    """The inverse of SpaceToBatchND: batch entries moved back into spatial blocks, then ``crops`` cut off."""
+    block, pairs = _space_batch_args(input, block_shape, crops, "crops")
+    product = int(np.prod(block)) if block else 1
+    if product <= 0:
+        raise invalid_argument(f"Product of block sizes must be positive, got {product}")
+    if input.shape[0] % product:
+        raise invalid_argument(
+            f"Input batch dimension ({input.shape[0]}) is not divisible by product of block sizes ({product})"
+        )
+    prefix = _removed_prefix(block, pairs)
+    for i in range(prefix, len(block)):
+        start, end = pairs[i]
+        if start < 0 or end < 0:
+            raise invalid_argument("Crops must be non-negative")
+        cropped = input.shape[i + 1] * block[i] - start - end
+        if cropped < 0:
+            raise invalid_argument(f"cropped_shape[{i - prefix}]={cropped} must be non-negative")
+    m = len(block)
+    batch = input.shape[0] // product
+    spatial, rest = input.shape[1 : 1 + m], input.shape[1 + m :]
+    out = input.reshape(*block, batch, *spatial, *rest)
+    order = [m] + [x for i in range(m) for x in (m + 1 + i, i)]
+    out = out.transpose(*order, *range(1 + 2 * m, out.ndim))
+    out = np.ascontiguousarray(out).reshape(batch, *[s * b for s, b in zip(spatial, block, strict=True)], *rest)
+    index = (slice(None), *[slice(a, out.shape[1 + i] - b) for i, (a, b) in enumerate(pairs)])
+    return np.ascontiguousarray(out[index])
+
+
 OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "SpaceToBatchND": space_to_batch_nd,
+    "BatchToSpaceND": batch_to_space_nd,
     "SpaceToDepth": space_to_depth,
     "DepthToSpace": depth_to_space,
     "BroadcastArgs": broadcast_args,
@@ -147,6 +227,8 @@ OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 # TF 2.21's CPU kernels (tests/golden/op_breadth/cpu_kernel_constraints.json).
 CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "SpaceToBatchND": {"T": "FLOATS INTS UINTS"},
+    "BatchToSpaceND": {"T": "FLOATS INTS UINTS"},
     "SpaceToDepth": {"T": "FLOATS INTS UINTS bool COMPLEX string resource variant qint8"},
     "DepthToSpace": {"T": "FLOATS INTS UINTS bool COMPLEX string resource variant"},
     "BroadcastArgs": {"T": "int32 int64"},
