@@ -348,6 +348,15 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_batch_to_space_grad",
      tape("x = tf.reshape(tf.range(8.0), [4, 1, 2, 1])",
           "tf.batch_to_space(x, [2, 2], [[0, 1], [0, 0]]) * [[[1.0], [2.0], [3.0], [4.0]]]"), "e"),
+    # ------------------------------------------------------------------ local_response_normalization
+    ("nsmath_lrn", "tf.nn.local_response_normalization(tf.reshape(tf.range(24.0) / 10.0, [1, 2, 2, 6]), 2)", "ge"),
+    ("nsmath_lrn_attrs", "tf.nn.lrn(tf.reshape(tf.range(16.0), [1, 2, 2, 4]), depth_radius=1, bias=2.0, alpha=0.5, "
+     "beta=0.75, name='n')", "ge"),
+    ("nsmath_lrn_ph", "tf.nn.lrn(ph(tf.float32, [None, None, None, 16]))", "g"),
+    ("nsmath_lrn_rank", "tf.nn.lrn(tf.ones([2, 3, 4]))", "ge"),
+    ("nsmath_lrn_double", "tf.nn.lrn(tf.ones([1, 1, 1, 2], tf.float64))", "ge"),
+    ("nsmath_lrn_grad", tape("x = tf.reshape(tf.range(24.0) / 10.0 - 1.0, [1, 2, 2, 6])",
+                             "tf.nn.lrn(x, 2, 1.5, 0.3, 0.6) * [1.0, -2.0, 3.0, 0.5, 1.0, 2.0]"), "e"),
 ]  # fmt: skip
 
 

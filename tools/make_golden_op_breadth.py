@@ -72,6 +72,8 @@ OPS = [
     "SpaceToDepth", "DepthToSpace", "Cross", "LogMatrixDeterminant", "CumulativeLogsumexp",
     # tf.space_to_batch_nd, tf.batch_to_space
     "SpaceToBatchND", "BatchToSpaceND",
+    # tf.nn.local_response_normalization
+    "LRN", "LRNGrad",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -858,6 +860,33 @@ def space_batch_cases() -> None:
     shape_case("BatchToSpaceND", P(None), C([2]), C([[0, 0]]))
 
 
+def lrn_cases() -> None:
+    """LRN and LRNGrad (tf.nn.local_response_normalization and its gradient); seeded on their own."""
+    rng = np.random.default_rng(20260705)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    x = r((2, 3, 3, 8))
+    kernel_case("LRN", x)
+    kernel_case("LRN", x, depth_radius=2, bias=2.0, alpha=0.1, beta=0.75)
+    kernel_case("LRN", x, depth_radius=0, bias=1.0, alpha=1.0, beta=1.0)
+    kernel_case("LRN", r((1, 2, 2, 3)).astype(np.float16), depth_radius=1)
+    kernel_case("LRN", r((2, 3, 8)))
+    dy = r((2, 3, 3, 8))
+    for attrs in ({}, {"depth_radius": 2, "bias": 2.0, "alpha": 0.1, "beta": 0.75}):
+        y = tf.nn.local_response_normalization(x, **attrs).numpy()
+        kernel_case("LRNGrad", dy, x, y, **attrs)
+    kernel_case("LRNGrad", dy[:, :2], x, x)
+    kernel_case("LRNGrad", dy[0], x[0], x[0])
+    shape_case("LRN", P([U, 3, 3, 8]))
+    shape_case("LRN", P([3, 3, 8]))
+    shape_case("LRN", P(None), depth_radius=3)
+    shape_case("LRNGrad", P([U, 3, 3, 8]), P([2, U, 3, 8]), P([2, 3, U, 8]))
+    shape_case("LRNGrad", P([2, 3, 3, 8]), P([2, 3, 3, 4]), P(None))
+    shape_case("LRNGrad", P([2, 3, 8]), P(None), P(None))
+
+
 # =========================================================================== writing
 
 
@@ -911,7 +940,7 @@ def main() -> int:
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
                  sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
                  sequence_cases, broadcast_args_cases, layout_cross_cases,
-                 space_batch_cases):  # fmt: skip
+                 space_batch_cases, lrn_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

@@ -22,8 +22,8 @@ NEW_NAMES = {
                 "erfcinv", "erfinv", "in_top_k", "is_inf", "is_nan", "l2_normalize", "lgamma", "ndtri", "polyval",
                 "softsign", "xdivy", "xlog1py", "xlogy"],
     "tf.nn": ["conv1d", "conv2d_transpose", "depth_to_space", "embedding_lookup", "in_top_k", "l2_normalize",
-              "log_poisson_loss", "max_pool1d", "selu", "separable_conv2d", "silu", "softsign", "space_to_batch",
-              "space_to_depth", "swish", "weighted_cross_entropy_with_logits"],
+              "local_response_normalization", "log_poisson_loss", "lrn", "max_pool1d", "selu", "separable_conv2d",
+              "silu", "softsign", "space_to_batch", "space_to_depth", "swish", "weighted_cross_entropy_with_logits"],
     "tf.linalg": ["cross", "global_norm", "l2_normalize", "logdet", "matrix_transpose", "pinv", "slogdet"],
 }  # fmt: skip
 

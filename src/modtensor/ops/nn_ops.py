@@ -254,3 +254,16 @@ def _in_top_k_shape(ctx: InferenceContext) -> None:
     .attr("T: {int32, int64} = DT_INT32")
     .set_shape_fn(_in_top_k_shape)
 )
+
+
+(
+    register_op("LRN")
+    .input("input: T")
+    .output("output: T")
+    .attr("depth_radius: int = 5")
+    .attr("bias: float = 1")
+    .attr("alpha: float = 1")
+    .attr("beta: float = 0.5")
+    .attr("T: {half, bfloat16, float} = DT_FLOAT")
+    .set_shape_fn(common_shapes.unchanged_shape_with_rank(4))
+)

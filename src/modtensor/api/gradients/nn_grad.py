@@ -89,6 +89,12 @@ def _selu_grad_grad(op: Any, grad: Any) -> list[Any]:
     return [apply_op("SeluGrad", gradients=grad, outputs=selu_x), d_y]
 
 
+@RegisterGradient("LRN")
+def _lrn_grad(op: Any, grad: Any) -> Any:
+    attrs = _attrs(op, "depth_radius", "bias", "alpha", "beta")
+    return apply_op("LRNGrad", input_grads=grad, input_image=op.inputs[0], output_image=op.outputs[0], **attrs)
+
+
 @RegisterGradient("Softsign")
 def _softsign_grad(op: Any, grad: Any) -> Any:
     return apply_op("SoftsignGrad", gradients=grad, features=op.inputs[0])
