@@ -357,6 +357,16 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_lrn_double", "tf.nn.lrn(tf.ones([1, 1, 1, 2], tf.float64))", "ge"),
     ("nsmath_lrn_grad", tape("x = tf.reshape(tf.range(24.0) / 10.0 - 1.0, [1, 2, 2, 6])",
                              "tf.nn.lrn(x, 2, 1.5, 0.3, 0.6) * [1.0, -2.0, 3.0, 0.5, 1.0, 2.0]"), "e"),
+    # ------------------------------------------------------------------ reduce_euclidean_norm
+    ("nsmath_reduce_euclidean_norm", f"tf.math.reduce_euclidean_norm({X})", "ge"),
+    ("nsmath_reduce_euclidean_norm_axis", f"tf.math.reduce_euclidean_norm({X}, axis=1, keepdims=True, name='en')",
+     "ge"),
+    ("nsmath_reduce_euclidean_norm_int", "tf.math.reduce_euclidean_norm(tf.constant([[1, 2], [2, 3]]), 0)", "ge"),
+    ("nsmath_reduce_euclidean_norm_ph", "tf.math.reduce_euclidean_norm(ph(tf.float32, [None, 3]))", "g"),
+    ("nsmath_reduce_euclidean_norm_ph_axis", "tf.math.reduce_euclidean_norm(ph(tf.float64, [None, 3]), -1)", "g"),
+    ("nsmath_reduce_euclidean_norm_grad",
+     tape(f"x = {X} + 1.0", "tf.math.reduce_euclidean_norm(x, 0) * [1.0, 2.0, 3.0]"), "e"),
+    ("nsmath_reduce_euclidean_norm_bad_axis", f"tf.math.reduce_euclidean_norm({X}, 2)", "ge"),
 ]  # fmt: skip
 
 

@@ -74,6 +74,8 @@ OPS = [
     "SpaceToBatchND", "BatchToSpaceND",
     # tf.nn.local_response_normalization
     "LRN", "LRNGrad",
+    # tf.math.reduce_euclidean_norm
+    "EuclideanNorm",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -887,6 +889,25 @@ def lrn_cases() -> None:
     shape_case("LRNGrad", P([2, 3, 8]), P(None), P(None))
 
 
+def euclidean_norm_cases() -> None:
+    """EuclideanNorm (tf.math.reduce_euclidean_norm); seeded on its own."""
+    rng = np.random.default_rng(20260706)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    for axis, keep_dims in (([0], False), ([1, 2], True), ([-1], False), ([0, 1, 2], False), ([], False)):
+        kernel_case("EuclideanNorm", x, np.array(axis, np.int32), keep_dims=keep_dims)
+    kernel_case("EuclideanNorm", x.astype(np.float64), np.int64(1))
+    kernel_case("EuclideanNorm", x.astype(np.float16), np.int32(2))
+    kernel_case("EuclideanNorm", np.array([[3, 4], [5, 12]], np.int32), np.int32(1))
+    kernel_case("EuclideanNorm", np.array([[1, 2], [2, 3]], np.int64), np.int32(0))
+    kernel_case("EuclideanNorm", np.array([3 + 4j, 1j], np.complex64), np.int32(0))
+    kernel_case("EuclideanNorm", np.zeros((2, 0), np.float32), np.int32(1))
+    kernel_case("EuclideanNorm", x, np.int32(3))
+    shape_case("EuclideanNorm", P([U, 4, 5]), C([1]))
+    shape_case("EuclideanNorm", P([3, 4, 5]), C([0, 2]), keep_dims=True)
+    shape_case("EuclideanNorm", P([3, 4, 5]), P([U], I32))
+    shape_case("EuclideanNorm", P([3, 4]), C([2]))
+
+
 # =========================================================================== writing
 
 
@@ -940,7 +961,7 @@ def main() -> int:
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
                  sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
                  sequence_cases, broadcast_args_cases, layout_cross_cases,
-                 space_batch_cases, lrn_cases):  # fmt: skip
+                 space_batch_cases, lrn_cases, euclidean_norm_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

@@ -187,9 +187,9 @@ from modtensor.api.counting_ops import bincount, in_top_k  # noqa: E402
 __all__ += ["bincount", "in_top_k"]
 
 # tf.math.cumulative_logsumexp (api/math_ops.py)
-from modtensor.api.math_ops import cumulative_logsumexp  # noqa: E402
+from modtensor.api.math_ops import cumulative_logsumexp, reduce_euclidean_norm  # noqa: E402
 
-__all__ += ["cumulative_logsumexp"]
+__all__ += ["cumulative_logsumexp", "reduce_euclidean_norm"]
 
 # tf.math.confusion_matrix (api/confusion_matrix.py)
 from modtensor.api.confusion_matrix import confusion_matrix  # noqa: E402

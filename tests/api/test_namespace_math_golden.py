@@ -20,7 +20,7 @@ NEW_NAMES = {
            "searchsorted", "sequence_mask", "space_to_batch", "space_to_batch_nd", "unravel_index"],
     "tf.math": ["bincount", "confusion_matrix", "count_nonzero", "cumulative_logsumexp", "digamma", "divide_no_nan",
                 "erfcinv", "erfinv", "in_top_k", "is_inf", "is_nan", "l2_normalize", "lgamma", "ndtri", "polyval",
-                "softsign", "xdivy", "xlog1py", "xlogy"],
+                "reduce_euclidean_norm", "softsign", "xdivy", "xlog1py", "xlogy"],
     "tf.nn": ["conv1d", "conv2d_transpose", "depth_to_space", "embedding_lookup", "in_top_k", "l2_normalize",
               "local_response_normalization", "log_poisson_loss", "lrn", "max_pool1d", "selu", "separable_conv2d",
               "silu", "softsign", "space_to_batch", "space_to_depth", "swish", "weighted_cross_entropy_with_logits"],

@@ -641,6 +641,13 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     return _reduce("Sum", input_tensor, axis, keepdims, name)
 
 
+def reduce_euclidean_norm(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """``sqrt(sum(x ** 2))`` over ``axis`` (``EuclideanNorm``; integer results truncated, as TF)."""
+    return _reduce("EuclideanNorm", input_tensor, axis, keepdims, name)
+
+
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """Mean over ``axis`` (integer inputs give the truncated integer mean, as TF) (``Mean``)."""
     return _reduce("Mean", input_tensor, axis, keepdims, name)

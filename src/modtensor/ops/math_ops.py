@@ -269,6 +269,7 @@ def _reduction(name: str, types: str | None) -> None:
 
 
 _reduction("Sum", "numbertype")
+_reduction("EuclideanNorm", "numbertype")  # tf.math.reduce_euclidean_norm
 _reduction("Mean", "numbertype")
 _reduction("Prod", "numbertype")
 _reduction("Max", "{realnumbertype, quantizedtype}")

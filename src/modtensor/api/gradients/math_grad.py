@@ -666,6 +666,16 @@ def _xdivy_grad(op: Any, grad: Any) -> list[Any]:
     return _x_op_y_grad(op, grad, apply_op("Xdivy", x=_neg(x), y=apply_op("Pow", x=y, y=_scalar(2.0, y.dtype))))
 
 
+@RegisterGradient("EuclideanNorm")
+def _euclidean_norm_grad(op: Any, grad: Any) -> list[Any]:
+    output = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        output_shape_kept_dims = reduced_shape(array_ops.shape(op.inputs[0]), op.inputs[1])
+        output = _reshape(output, output_shape_kept_dims)
+        grad = _reshape(grad, output_shape_kept_dims)
+    return [math_ops.truediv(op.inputs[0], math_ops.truediv(output, grad)), None]
+
+
 @RegisterGradient("Cross")
 def _cross_grad(op: Any, grad: Any) -> list[Any]:
     u, v = op.inputs

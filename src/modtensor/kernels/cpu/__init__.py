@@ -105,6 +105,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "AvgPool": pooling.avg_pool,
     # reductions
     "Sum": reductions.reduce_sum,
+    "EuclideanNorm": reductions.euclidean_norm,  # tf.math.reduce_euclidean_norm
     "Mean": reductions.reduce_mean,
     "Max": reductions.reduce_max,
     "Min": reductions.reduce_min,
