@@ -60,6 +60,22 @@ OPS = [
     "Substr", "StringToNumber", "StringLower", "StringUpper",
     # tf.image's pixel functions (tools/make_golden_image_ops.py)
     "AdjustContrastv2",
+    # tf.math / tf.nn special functions and safe divisions (tools/make_golden_namespace_math.py)
+    "DivNoNan", "Xdivy", "Xlogy", "Xlog1py", "IsNan", "IsInf", "Lgamma", "Digamma", "Erfinv", "Ndtri",
+    "Selu", "SeluGrad", "Softsign", "SoftsignGrad",
+    # tf.linspace, roll, searchsorted, histogram_fixed_width, unravel_index, math.in_top_k, math.bincount
+    "LinSpace", "Roll", "LowerBound", "UpperBound", "HistogramFixedWidth", "UnravelIndex", "InTopKV2", "DenseBincount",
+    "Bincount",
+    # tf.linspace's broadcast_dynamic_shape
+    "BroadcastArgs",
+    # tf.nn.space_to_depth/depth_to_space, tf.linalg.cross, slogdet, tf.math.cumulative_logsumexp
+    "SpaceToDepth", "DepthToSpace", "Cross", "LogMatrixDeterminant", "CumulativeLogsumexp",
+    # tf.space_to_batch_nd, tf.batch_to_space
+    "SpaceToBatchND", "BatchToSpaceND",
+    # tf.nn.local_response_normalization
+    "LRN", "LRNGrad",
+    # tf.math.reduce_euclidean_norm
+    "EuclideanNorm",
 ]  # fmt: skip
 # Ops whose OpDef is in the starter fixture (tests/golden/tf_op_defs.pbtxt) but whose kernels came later.
 KERNEL_ONLY = ["Split", "SplitV", "ShapeN"]
@@ -540,6 +556,358 @@ def image_adjust_cases() -> None:
     kernel_case("ShapeN", [rng.integers(0, 9, (1, 0, 2)).astype(np.uint8)])
 
 
+def special_math_cases() -> None:
+    """DivNoNan, Xdivy, Xlogy, Xlog1py, IsNan, IsInf, Lgamma, Digamma, Erfinv, Ndtri, Selu, Softsign and their
+    backward ops (tf.math.divide_no_nan, xlogy, lgamma, ..., tf.nn.selu, softsign); seeded on their own."""
+    rng = np.random.default_rng(20260701)
+
+    def r(shape, dtype=np.float32, scale=1.0) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(dtype)
+
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5, -3.5, 1e-30], np.float32)
+    for op in ("DivNoNan", "Xdivy", "Xlogy", "Xlog1py"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, r((3, 4), dtype), np.abs(r((3, 4), dtype)))
+        kernel_case(op, r((2, 1, 3)), r((4, 1)))  # broadcasting
+        kernel_case(op, special[:, None], special[None, :])  # zeros, infinities, NaN on both sides
+        kernel_case(op, special.astype(np.float64), np.float64(0.0))
+        kernel_case(op, (r((3,)) + 1j * r((3,))).astype(np.complex64), np.array([0, 1 + 1j, -2j], np.complex64))
+        kernel_case(op, r((2, 3)), r((4,)))  # incompatible shapes
+        shape_case(op, P([2, U, 3]), P([U, 1]))
+        shape_case(op, P(None), P([3]))
+        shape_case(op, P([2, 3]), P([4]))
+    for op in ("IsNan", "IsInf"):
+        kernel_case(op, special)
+        kernel_case(op, special.astype(np.float64).reshape(2, 5))
+        kernel_case(op, special.astype(np.float16))
+        kernel_case(op, r((0, 3)))
+        shape_case(op, P([2, U]))
+    grid = np.array([-4.5, -2.5, -1.5, -0.5, -1e-3, 1e-3, 0.1, 0.5, 1.0, 1.5, 2.0, 3.7, 10.0, 57.3, 1e3, 1e8,
+                     0.0, -1.0, -2.0, np.inf, -np.inf, np.nan], np.float32)  # fmt: skip
+    for op in ("Lgamma", "Digamma"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, grid.astype(dtype))
+        kernel_case(op, np.abs(r((3, 4), np.float64, 5.0)))
+        shape_case(op, P([U, 3]))
+    unit = np.array([-1.0, -0.999999, -0.9, -0.5, -0.1, -1e-6, 0.0, 1e-6, 0.1, 0.5, 0.9, 0.999999, 1.0,
+                     1.5, -2.0, np.nan], np.float64)  # fmt: skip
+    prob = np.array([0.0, 1e-300, 1e-20, 1e-5, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1 - 1e-5, 1.0, -0.5, 1.5,
+                     np.nan], np.float64)  # fmt: skip
+    for op, values in (("Erfinv", unit), ("Ndtri", prob)):
+        kernel_case(op, values)
+        kernel_case(op, values.astype(np.float32))
+        kernel_case(op, rng.uniform(0.0, 1.0, (3, 5)).astype(np.float32))
+        shape_case(op, P([U, 3]))
+    for op in ("Selu", "Softsign"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, r((3, 5), dtype, 3.0))
+        kernel_case(op, special)
+        shape_case(op, P([2, U]))
+    kernel_case("SeluGrad", r((3, 4)), r((3, 4)))
+    kernel_case("SeluGrad", r((5,), np.float64), r((5,), np.float64))
+    kernel_case("SeluGrad", r((2, 3)), r((3, 2)))
+    kernel_case("SoftsignGrad", r((3, 4)), r((3, 4), scale=3.0))
+    kernel_case("SoftsignGrad", r((5,), np.float64), r((5,), np.float64))
+    kernel_case("SoftsignGrad", r((2, 3)), r((6,)))
+    for op in ("SeluGrad", "SoftsignGrad"):
+        shape_case(op, P([2, U]), P([U, 3]))
+        shape_case(op, P([2, 3]), P([3, 2]))
+
+
+def sequence_cases() -> None:
+    """LinSpace, Roll, LowerBound/UpperBound, HistogramFixedWidth, UnravelIndex, InTopKV2, DenseBincount and
+    Bincount (tf.linspace, roll, searchsorted, histogram_fixed_width, unravel_index, in_top_k, bincount);
+    seeded on their own."""
+    rng = np.random.default_rng(20260702)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    for start, stop, num in ((0.0, 1.0, 5), (-2.0, 3.0, 1), (1.0, -1.0, 7), (0.1, 0.7, 3)):
+        kernel_case("LinSpace", np.float32(start), np.float32(stop), np.int32(num))
+    kernel_case("LinSpace", np.float64(1.0), np.float64(10.0), np.int64(10))
+    kernel_case("LinSpace", np.float32(0.0), np.float32(1.0), np.int32(0))
+    kernel_case("LinSpace", np.float32(0.0), np.float32(1.0), np.int32(-3))
+    kernel_case("LinSpace", np.array([0.0], np.float32), np.float32(1.0), np.int32(3))
+    kernel_case("LinSpace", np.float32(0.0), np.array([1.0], np.float32), np.int32(3))
+    kernel_case("LinSpace", np.float32(0.0), np.float32(1.0), np.array([3], np.int32))
+    shape_case("LinSpace", P([]), P([]), C(4))
+    shape_case("LinSpace", P([]), P([]), P([], I32))
+    shape_case("LinSpace", P([]), P([]), C(0))
+    shape_case("LinSpace", P([2]), P([]), C(3))
+    shape_case("LinSpace", P([]), P([]), C(6, I64))
+    shape_case("LinSpace", P([], F64), P([], F64), P([1], I32))
+    x = r((3, 4))
+    for shift, axis in ((1, 0), (-1, 1), (5, 1), ([1, -2], [0, 1]), ([2, 1], [1, 1]), (0, 0), (7, -1)):
+        kernel_case("Roll", x, np.array(shift, np.int32), np.array(axis, np.int32))
+    kernel_case("Roll", rng.integers(0, 9, (2, 3, 2)).astype(np.int64), np.int64(1), np.int64(2))
+    kernel_case("Roll", np.array([b"a", b"b", b"c"], object), np.int32(1), np.int32(0))
+    kernel_case("Roll", np.array([True, False, False]), np.int32(-1), np.int32(0))
+    kernel_case("Roll", np.zeros((0, 3), np.float32), np.int32(1), np.int32(0))
+    kernel_case("Roll", x, np.array([1, 2], np.int32), np.array([0], np.int32))
+    kernel_case("Roll", x, np.int32(1), np.int32(2))
+    kernel_case("Roll", np.float32(1.0), np.int32(1), np.int32(0))
+    kernel_case("Roll", x, np.array([[1]], np.int32), np.array([[0]], np.int32))
+    shape_case("Roll", P([3, U]), P([], I32), P([], I32))
+    shape_case("Roll", P([3, 4]), P([2], I32), P([2], I64))
+    shape_case("Roll", P([3, 4]), P([2], I32), P([3], I32))
+    shape_case("Roll", P([]), P([], I32), P([], I32))
+    shape_case("Roll", P(None), P([2, 1], I32), P([U], I32))
+    sorted_inputs = np.sort(r((2, 6)), axis=1)
+    sorted_inputs[0, 2] = sorted_inputs[0, 3]  # a tie
+    values = np.concatenate([sorted_inputs[:, ::2], r((2, 3))], axis=1)
+    for op in ("LowerBound", "UpperBound"):
+        kernel_case(op, sorted_inputs, values)
+        kernel_case(op, sorted_inputs, values, out_type=np.int64)
+        kernel_case(op, np.array([[1, 3, 3, 5]], np.int32), np.array([[0, 3, 4, 6, 5]], np.int32))
+        kernel_case(op, np.array([[1.0, 2.0]], np.float64), np.array([[1.5]], np.float64))
+        kernel_case(op, np.zeros((2, 0), np.float32), r((2, 3)))
+        kernel_case(op, sorted_inputs, r((3, 2)))
+        kernel_case(op, np.array([1.0, 2.0], np.float32), np.array([1.5], np.float32))
+        kernel_case(op, np.array([[1.0, 2.0]], np.float32), np.array([1.5], np.float32))
+        shape_case(op, P([U, 5]), P([3, U]))
+        shape_case(op, P([]), P([3, 2]))
+        shape_case(op, P([2, 5]), P([]))
+        shape_case(op, P(None), P(None), out_type=tf.int64)
+    values = np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 12.0, 15.0, np.inf, 4.9], np.float32)
+    for dtype, nbins in ((np.float32, 5), (np.float64, 3), (np.float32, 1)):
+        kernel_case("HistogramFixedWidth", values.astype(dtype), np.array([0.0, 15.0], dtype), np.int32(nbins))
+    kernel_case("HistogramFixedWidth", np.array([[1, 5], [9, 3]], np.int32), np.array([0, 10], np.int32),
+                np.int32(4), dtype=np.int64)  # fmt: skip
+    kernel_case("HistogramFixedWidth", r((3, 4), np.float64), np.array([-1.0, 1.0]), np.int32(6))
+    kernel_case("HistogramFixedWidth", values, np.array([0.0, 15.0], np.float32), np.int32(0))
+    kernel_case("HistogramFixedWidth", values, np.array([5.0, 5.0], np.float32), np.int32(3))
+    kernel_case("HistogramFixedWidth", values, np.array([0.0, 1.0, 2.0], np.float32), np.int32(3))
+    kernel_case("HistogramFixedWidth", values, np.array([0.0, 15.0], np.float32), np.array([3], np.int32))
+    shape_case("HistogramFixedWidth", P([U, 3]), P([2]), C(7))
+    shape_case("HistogramFixedWidth", P([4]), P([2]), P([], I32), dtype=tf.int64)
+    shape_case("HistogramFixedWidth", P([4]), P([3]), C(7))
+    shape_case("HistogramFixedWidth", P([4]), P([]), C(7))
+    shape_case("HistogramFixedWidth", P([4]), P([2]), C(0))
+    shape_case("HistogramFixedWidth", P([4]), P([2]), C([3]))
+    for dtype in (np.int32, np.int64):
+        kernel_case("UnravelIndex", np.array([1, 5, 11, 0], dtype), np.array([3, 4], dtype))
+        kernel_case("UnravelIndex", dtype(17), np.array([2, 3, 4], dtype))
+    kernel_case("UnravelIndex", np.array([12], np.int32), np.array([3, 4], np.int32))
+    kernel_case("UnravelIndex", np.array([-1], np.int32), np.array([3, 4], np.int32))
+    kernel_case("UnravelIndex", np.array([[1]], np.int32), np.array([3, 4], np.int32))
+    kernel_case("UnravelIndex", np.array([1], np.int32), np.array([[3, 4]], np.int32))
+    kernel_case("UnravelIndex", np.array([1], np.int32), np.array([3, 0], np.int32))
+    kernel_case("UnravelIndex", np.array([], np.int32), np.array([3, 4], np.int32))
+    shape_case("UnravelIndex", P([], I32), P([3], I32))
+    shape_case("UnravelIndex", P([5], I32), P([U], I32))
+    shape_case("UnravelIndex", P([2, 3], I32), P([2], I32))
+    shape_case("UnravelIndex", P(None, I32), P([2], I32))
+    shape_case("UnravelIndex", P([U], I64), P([2, 2], I64))
+    predictions = r((4, 5))
+    predictions[1, :] = 1.0  # all tied
+    predictions[2, 3] = np.nan
+    predictions[3, 0] = np.inf
+    targets = np.array([2, 4, 3, 0], np.int32)
+    for k in (0, 1, 2, 5, 6, -1):
+        kernel_case("InTopKV2", predictions, targets, np.int32(k))
+    kernel_case("InTopKV2", predictions, np.array([1, 5, -1, 0], np.int64), np.int64(3))
+    kernel_case("InTopKV2", predictions, targets[:3], np.int32(1))
+    kernel_case("InTopKV2", predictions[0], targets, np.int32(1))
+    kernel_case("InTopKV2", predictions, targets, np.array([1], np.int32))
+    shape_case("InTopKV2", P([U, 5], F), P([3], I32), C(2))
+    shape_case("InTopKV2", P([4, 5], F), P([3], I32), C(2))
+    shape_case("InTopKV2", P([4], F), P([4], I32), C(2))
+    shape_case("InTopKV2", P([4, 5], F), P([4], I32), P([2], I32))
+    shape_case("InTopKV2", P(None, F), P(None, I64), P(None, I64))
+    arr = rng.integers(0, 6, (8,)).astype(np.int32)
+    weights = r((8,))
+    kernel_case("DenseBincount", arr, np.int32(6), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr, np.int32(4), np.zeros((0,), np.float32))
+    kernel_case("DenseBincount", arr, np.int32(8), weights)
+    kernel_case("DenseBincount", arr.astype(np.int64), np.int64(6), weights.astype(np.float64))
+    kernel_case("DenseBincount", arr, np.int32(6), np.zeros((0,), np.int64), binary_output=True)
+    kernel_case("DenseBincount", arr.reshape(2, 4), np.int32(6), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr.reshape(2, 4), np.int32(6), weights.reshape(2, 4), binary_output=False)
+    kernel_case("DenseBincount", arr.reshape(2, 4), np.int32(6), np.zeros((0,), np.float32), binary_output=True)
+    kernel_case("DenseBincount", np.array([1, -1, 2], np.int32), np.int32(3), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr, np.int32(-1), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", arr, np.int32(6), r((3,)))
+    kernel_case("DenseBincount", arr, np.array([6], np.int32), np.zeros((0,), np.int32))
+    kernel_case("DenseBincount", np.zeros((2, 2, 2), np.int32), np.int32(3), np.zeros((0,), np.int32))
+    shape_case("DenseBincount", P([U], I32), C(5), P([0], F))
+    shape_case("DenseBincount", P([3, U], I32), C(5), P([0], F))
+    shape_case("DenseBincount", P([U], I32), P([], I32), P([0], F))
+    shape_case("DenseBincount", P(None, I64), C(4, I64), P(None, F64))
+    shape_case("DenseBincount", P([2, 2, 2], I32), C(5), P([0], F))
+    shape_case("DenseBincount", P([4], I32), C(-1), P([0], F))
+    shape_case("DenseBincount", P([4], I32), P([1], I32), P([0], F))
+    kernel_case("Bincount", arr, np.int32(6), np.zeros((0,), np.int32))
+    kernel_case("Bincount", arr, np.int32(4), weights)
+    kernel_case("Bincount", arr, np.int32(-1), np.zeros((0,), np.float32))
+    kernel_case("Bincount", np.array([1, 7], np.int32), np.int32(3), np.zeros((0,), np.float32))
+    shape_case("Bincount", P([U], I32), C(5), P([0], F))
+    shape_case("Bincount", P([U], I32), P([], I32), P([0], F))
+    shape_case("Bincount", P([U], I32), P([2], I32), P([0], F))
+
+
+def broadcast_args_cases() -> None:
+    """BroadcastArgs (tf.broadcast_dynamic_shape, which tf.linspace uses)."""
+    for s0, s1, dtype in (([2, 1, 3], [4, 1], np.int32), ([], [3], np.int32), ([5], [1], np.int64),
+                          ([0, 1], [1, 3], np.int32), ([2, 3], [4], np.int32), ([2], [[2]], np.int32)):  # fmt: skip
+        kernel_case("BroadcastArgs", np.array(s0, dtype), np.array(s1, dtype))
+    shape_case("BroadcastArgs", P([3], I32), P([2], I32))
+    shape_case("BroadcastArgs", P([U], I32), P([2], I32))
+    shape_case("BroadcastArgs", P([3, 1], I32), P([2], I32))
+    shape_case("BroadcastArgs", P(None, I64), P(None, I64))
+    kernel_case("BroadcastTo", np.float32(2.5), np.array([], np.int32))  # a scalar to a scalar (tf.linspace's)
+
+
+def layout_cross_cases() -> None:
+    """SpaceToDepth, DepthToSpace, Cross, LogMatrixDeterminant and CumulativeLogsumexp; seeded on their own."""
+    rng = np.random.default_rng(20260703)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    x = r((2, 4, 6, 3))
+    kernel_case("SpaceToDepth", x, block_size=2)
+    kernel_case("SpaceToDepth", rng.integers(0, 9, (1, 6, 3, 2)).astype(np.uint8), block_size=3)
+    kernel_case("SpaceToDepth", x, block_size=4)
+    kernel_case("SpaceToDepth", x[0], block_size=2)
+    kernel_case("SpaceToDepth", x, block_size=2, data_format="NCHW")
+    kernel_case("DepthToSpace", r((2, 2, 3, 8)), block_size=2)
+    kernel_case("DepthToSpace", r((1, 1, 2, 9), np.float64), block_size=3)
+    kernel_case("DepthToSpace", r((1, 2, 2, 6)), block_size=2)
+    kernel_case("DepthToSpace", r((2, 2, 8)), block_size=2)
+    for op, shape in (("SpaceToDepth", [U, 4, 6, 3]), ("DepthToSpace", [2, U, 3, 8])):
+        shape_case(op, P(shape), block_size=2)
+        shape_case(op, P([2, 5, 6, 8]), block_size=2)
+        shape_case(op, P([2, 4, 6]), block_size=2)
+        shape_case(op, P([2, 3, 4, 8]), block_size=2, data_format="NCHW")
+        shape_case(op, P(None), block_size=3)
+    kernel_case("Cross", r((4, 3)), r((4, 3)))
+    kernel_case("Cross", r((2, 2, 3), np.float64), r((2, 2, 3), np.float64))
+    kernel_case("Cross", rng.integers(-5, 5, (3,)).astype(np.int32), rng.integers(-5, 5, (3,)).astype(np.int32))
+    kernel_case("Cross", r((2, 3)), r((3, 3)))
+    kernel_case("Cross", r((2, 4)), r((2, 4)))
+    kernel_case("Cross", np.float32(1.0), np.float32(2.0))
+    shape_case("Cross", P([U, 3]), P([4, U]))
+    shape_case("Cross", P([2, 4]), P([2, 4]))
+    shape_case("Cross", P([2, 3]), P([3, 3]))
+    shape_case("Cross", P(None), P(None))
+    shape_case("Cross", P([]), P([3]))
+    spd = r((3, 3)) @ r((3, 3)).T + np.eye(3, dtype=np.float32)
+    kernel_case("LogMatrixDeterminant", spd)
+    kernel_case("LogMatrixDeterminant", r((2, 4, 4), np.float64))
+    kernel_case("LogMatrixDeterminant", np.array([[1.0, 2.0], [2.0, 4.0]], np.float32))
+    kernel_case("LogMatrixDeterminant", np.zeros((2, 0, 0), np.float32))
+    kernel_case("LogMatrixDeterminant", (r((2, 2)) + 1j * r((2, 2))).astype(np.complex64))
+    kernel_case("LogMatrixDeterminant", r((2, 3)))
+    kernel_case("LogMatrixDeterminant", r((3,)))
+    shape_case("LogMatrixDeterminant", P([U, 3, 3]))
+    shape_case("LogMatrixDeterminant", P([2, 3, U]))
+    shape_case("LogMatrixDeterminant", P([2, 3, 4]))
+    shape_case("LogMatrixDeterminant", P([3]))
+    shape_case("LogMatrixDeterminant", P(None))
+    y = r((3, 4), np.float64) * 3
+    for axis, exclusive, reverse in ((0, False, False), (1, True, False), (-1, False, True), (0, True, True)):
+        kernel_case("CumulativeLogsumexp", y, np.int32(axis), exclusive=exclusive, reverse=reverse)
+    kernel_case("CumulativeLogsumexp", r((5,)) * 50, np.int64(0))
+    kernel_case("CumulativeLogsumexp", np.array([-np.inf, 0.0, np.inf, 1.0], np.float32), np.int32(0))
+    kernel_case("CumulativeLogsumexp", r((2, 3)).astype(np.float16), np.int32(1), exclusive=True)
+    kernel_case("CumulativeLogsumexp", r((2, 3)), np.int32(2))
+    kernel_case("CumulativeLogsumexp", r((2, 3)), np.array([0], np.int32))
+    shape_case("CumulativeLogsumexp", P([U, 3]), C(1))
+    shape_case("CumulativeLogsumexp", P([2, 3]), P([2], I32))
+
+
+def space_batch_cases() -> None:
+    """SpaceToBatchND and BatchToSpaceND; seeded on their own."""
+    rng = np.random.default_rng(20260704)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    i32 = lambda v: np.array(v, np.int32)  # noqa: E731
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((2, 2, 4, 3)), i32([2, 2]), i32([[1, 1], [2, 0]]))
+    kernel_case("SpaceToBatchND", r((2, 6, 2)), i32([3]), np.array([[0, 0]], np.int64))
+    kernel_case("SpaceToBatchND", rng.integers(0, 9, (1, 2, 3, 2)).astype(np.int64), i32([1, 3]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 3, 4, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([2, 2]), i32([[0, 0], [-1, 1]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([0, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([[2, 2]]), i32([[0, 0], [0, 0]]))
+    kernel_case("SpaceToBatchND", r((1, 4, 4, 1)), i32([2, 2]), i32([0, 0, 0, 0]))
+    kernel_case("SpaceToBatchND", r((4,)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((8, 2, 3, 3)), i32([2, 2]), i32([[1, 1], [2, 0]]))
+    kernel_case("BatchToSpaceND", r((6, 2, 2)), np.array([3], np.int64), i32([[0, 1]]))
+    kernel_case("BatchToSpaceND", r((3, 2, 2, 1)), i32([2, 2]), i32([[0, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 2]), i32([[0, 0], [3, 2]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 2]), i32([[-1, 0], [0, 0]]))
+    kernel_case("BatchToSpaceND", r((4, 2, 2, 1)), i32([2, 0]), i32([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([U, 4, 6, 3]), C([2, 3]), C([[0, 0], [1, 2]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([2, 3]), C([[0, 0], [1, 2]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), P([2], I32), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([2, 2]), P([2, 2], I32))
+    shape_case("SpaceToBatchND", P([2, 5, 6, 3]), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([2, 2]), C([[0, 0], [-1, 1]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6, 3]), C([0, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([4]), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P(None), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("SpaceToBatchND", P([2, 4, 6]), P([U], I32), P([U, 2], I32))
+    shape_case("SpaceToBatchND", P([2, 4, 6]), C([2]), C([[0, 0], [0, 0]]))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), C([2, 2]), C([[1, 1], [2, 0]]))
+    shape_case("BatchToSpaceND", P([U, 2, U, 3]), C([2, 2]), C([[1, 1], [2, 0]]))
+    shape_case("BatchToSpaceND", P([6, 2, 3, 3]), C([2, 2]), C([[0, 0], [0, 0]]))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), C([2, 2]), C([[3, 2], [0, 0]]))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), P([2], I32), P([2, 2], I32))
+    shape_case("BatchToSpaceND", P([8, 2, 3, 3]), C([2, 2]), C([[-1, 0], [0, 0]]))
+    shape_case("BatchToSpaceND", P(None), C([2]), C([[0, 0]]))
+
+
+def lrn_cases() -> None:
+    """LRN and LRNGrad (tf.nn.local_response_normalization and its gradient); seeded on their own."""
+    rng = np.random.default_rng(20260705)
+
+    def r(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    x = r((2, 3, 3, 8))
+    kernel_case("LRN", x)
+    kernel_case("LRN", x, depth_radius=2, bias=2.0, alpha=0.1, beta=0.75)
+    kernel_case("LRN", x, depth_radius=0, bias=1.0, alpha=1.0, beta=1.0)
+    kernel_case("LRN", r((1, 2, 2, 3)).astype(np.float16), depth_radius=1)
+    kernel_case("LRN", r((2, 3, 8)))
+    dy = r((2, 3, 3, 8))
+    for attrs in ({}, {"depth_radius": 2, "bias": 2.0, "alpha": 0.1, "beta": 0.75}):
+        y = tf.nn.local_response_normalization(x, **attrs).numpy()
+        kernel_case("LRNGrad", dy, x, y, **attrs)
+    kernel_case("LRNGrad", dy[:, :2], x, x)
+    kernel_case("LRNGrad", dy[0], x[0], x[0])
+    shape_case("LRN", P([U, 3, 3, 8]))
+    shape_case("LRN", P([3, 3, 8]))
+    shape_case("LRN", P(None), depth_radius=3)
+    shape_case("LRNGrad", P([U, 3, 3, 8]), P([2, U, 3, 8]), P([2, 3, U, 8]))
+    shape_case("LRNGrad", P([2, 3, 3, 8]), P([2, 3, 3, 4]), P(None))
+    shape_case("LRNGrad", P([2, 3, 8]), P(None), P(None))
+
+
+def euclidean_norm_cases() -> None:
+    """EuclideanNorm (tf.math.reduce_euclidean_norm); seeded on its own."""
+    rng = np.random.default_rng(20260706)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    for axis, keep_dims in (([0], False), ([1, 2], True), ([-1], False), ([0, 1, 2], False), ([], False)):
+        kernel_case("EuclideanNorm", x, np.array(axis, np.int32), keep_dims=keep_dims)
+    kernel_case("EuclideanNorm", x.astype(np.float64), np.int64(1))
+    kernel_case("EuclideanNorm", x.astype(np.float16), np.int32(2))
+    kernel_case("EuclideanNorm", np.array([[3, 4], [5, 12]], np.int32), np.int32(1))
+    kernel_case("EuclideanNorm", np.array([[1, 2], [2, 3]], np.int64), np.int32(0))
+    kernel_case("EuclideanNorm", np.array([3 + 4j, 1j], np.complex64), np.int32(0))
+    kernel_case("EuclideanNorm", np.zeros((2, 0), np.float32), np.int32(1))
+    kernel_case("EuclideanNorm", x, np.int32(3))
+    shape_case("EuclideanNorm", P([U, 4, 5]), C([1]))
+    shape_case("EuclideanNorm", P([3, 4, 5]), C([0, 2]), keep_dims=True)
+    shape_case("EuclideanNorm", P([3, 4, 5]), P([U], I32))
+    shape_case("EuclideanNorm", P([3, 4]), C([2]))
+
+
 # =========================================================================== writing
 
 
@@ -591,7 +959,9 @@ def write_shape_cases() -> None:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for make in (einsum_cases, batch_matmul_v3_cases, linalg_cases, image_cases, batch_norm_cases, indexing_cases,
-                 sort_cases, segment_cases, string_cases, image_adjust_cases):  # fmt: skip
+                 sort_cases, segment_cases, string_cases, image_adjust_cases, special_math_cases,
+                 sequence_cases, broadcast_args_cases, layout_cross_cases,
+                 space_batch_cases, lrn_cases, euclidean_norm_cases):  # fmt: skip
         make()
     write_op_defs()
     write_shape_cases()

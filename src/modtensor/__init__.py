@@ -181,6 +181,11 @@ __all__ += [n for n in _reexport(_math_ops, _array_ops, _nn_ops, _random_ops) if
 # issue 13's op breadth: einsum, tensordot, gather/scatter_nd, sort, cumsum, split, eye, norm, clip_by_norm, ...
 _BREADTH = (_linalg_ops, _indexing_ops, _sort_ops, _segment_ops, _clip_ops)
 __all__ += [n for n in _reexport(*_BREADTH) if n not in __all__]
+# tf.searchsorted and tf.histogram_fixed_width (namespace-ops work: api/counting_ops.py)
+from modtensor.api.counting_ops import histogram_fixed_width, searchsorted  # noqa: E402
+from modtensor.api.sequence_ops import linspace  # noqa: E402
+
+__all__ += ["histogram_fixed_width", "linspace", "searchsorted"]
 
 # Loaded on first use: tracing machinery that eager-only programs never touch.
 _LAZY = {

@@ -51,3 +51,9 @@ from modtensor.api.linalg_ops import logdet, pinv  # noqa: E402
 from modtensor.api.nn_impl import l2_normalize  # noqa: E402
 
 __all__ += ["global_norm", "l2_normalize", "logdet", "matrix_transpose", "pinv"]
+
+# tf.linalg.cross and slogdet (their own ops: Cross, LogMatrixDeterminant)
+from modtensor.api.linalg_ops import slogdet  # noqa: E402
+from modtensor.api.math_ops import cross  # noqa: E402
+
+__all__ += ["cross", "slogdet"]

@@ -161,3 +161,37 @@ from modtensor.api.math_ops import count_nonzero, polyval  # noqa: E402
 from modtensor.api.nn_impl import l2_normalize  # noqa: E402
 
 __all__ += ["count_nonzero", "l2_normalize", "polyval"]
+
+# tf.math's safe divisions, NaN/inf tests and special functions (api/special_math_ops.py)
+from modtensor.api.nn_ops import softsign  # noqa: E402
+from modtensor.api.special_math_ops import (  # noqa: E402
+    digamma,
+    divide_no_nan,
+    erfcinv,
+    erfinv,
+    is_inf,
+    is_nan,
+    lgamma,
+    ndtri,
+    xdivy,
+    xlog1py,
+    xlogy,
+)
+
+__all__ += ["digamma", "divide_no_nan", "erfcinv", "erfinv", "is_inf", "is_nan", "lgamma", "ndtri", "softsign", "xdivy",
+            "xlog1py", "xlogy"]  # fmt: skip
+
+# tf.math.bincount and tf.math.in_top_k (api/counting_ops.py)
+from modtensor.api.counting_ops import bincount, in_top_k  # noqa: E402
+
+__all__ += ["bincount", "in_top_k"]
+
+# tf.math.cumulative_logsumexp (api/math_ops.py)
+from modtensor.api.math_ops import cumulative_logsumexp, reduce_euclidean_norm  # noqa: E402
+
+__all__ += ["cumulative_logsumexp", "reduce_euclidean_norm"]
+
+# tf.math.confusion_matrix (api/confusion_matrix.py)
+from modtensor.api.confusion_matrix import confusion_matrix  # noqa: E402
+
+__all__ += ["confusion_matrix"]

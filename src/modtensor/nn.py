@@ -79,3 +79,29 @@ __all__ += [
     "swish",
     "weighted_cross_entropy_with_logits",
 ]
+
+# tf.nn's SELU and softsign activations (their own ops)
+from modtensor.api.nn_ops import selu, softsign  # noqa: E402
+
+__all__ += ["selu", "softsign"]
+
+# tf.nn.in_top_k (api/counting_ops.py)
+from modtensor.api.counting_ops import in_top_k  # noqa: E402
+
+__all__ += ["in_top_k"]
+
+# tf.nn.space_to_depth and depth_to_space (api/array_ops.py)
+from modtensor.api.array_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: E402
+
+__all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
+
+# tf.nn.embedding_lookup (api/embedding_ops.py)
+from modtensor.api.embedding_ops import embedding_lookup  # noqa: E402
+
+__all__ += ["embedding_lookup"]
+
+# tf.nn.local_response_normalization / lrn (their own op, LRN)
+from modtensor.api.nn_ops import local_response_normalization  # noqa: E402
+
+lrn = local_response_normalization
+__all__ += ["local_response_normalization", "lrn"]

@@ -21,9 +21,14 @@ from modtensor.framework.graph import SymbolicTensor
 from modtensor.framework.tensor import Tensor
 
 __all__ = [
+    "batch_to_space",
     "boolean_mask",
     "meshgrid",
+    "roll",
     "sequence_mask",
+    "space_to_batch",
+    "space_to_batch_nd",
+    "unravel_index",
     "concat",
     "expand_dims",
     "fill",
@@ -69,6 +74,16 @@ def shape(input: Any, out_type: Any = None, name: str | None = None) -> Tensor:
             if input.shape.is_fully_defined():
                 return constant(input.shape.as_list(), out_type, name=scope)
         return apply_op("Shape", name=scope, input=input, out_type=out_type)
+
+
+def shape_internal(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """TF's ``array_ops.shape_internal`` (no ``out_type``): a fully known graph shape is ``Shape/shape_as_tensor``."""
+    with op_scope(name, "Shape", [input]) as scope:
+        if _graph_mode():
+            input = convert_to_tensor(input)
+            if input.shape.is_fully_defined():
+                return _shape_as_tensor(input.shape)
+        return apply_op("Shape", name=scope, input=input, out_type=dtypes.int32)
 
 
 def shape_n(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:
@@ -492,7 +507,7 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
         return _array_like("ones", "OnesLike", input, dtype, scope)
 
 
-def _ones_like_v1(value: Any) -> Tensor:
+def _ones_like_v1(value: Any, dtype: Any = None) -> Tensor:
     """TF 1's ``ones_like`` (what ``strided_slice`` uses for default strides): ``ones`` of the value's shape."""
     with op_scope(None, "ones_like", [value]) as scope:
         value = convert_to_tensor(value, name="tensor")
@@ -501,7 +516,7 @@ def _ones_like_v1(value: Any) -> Tensor:
                 ones_shape = _shape_as_tensor(value.shape)
             else:
                 ones_shape = apply_op("Shape", name=shape_scope, input=value, out_type=dtypes.int32)
-        result = ones(ones_shape, dtype=value.dtype, name=scope)
+        result = ones(ones_shape, dtype=value.dtype if dtype is None else dtype, name=scope)
         if isinstance(result, SymbolicTensor):
             result.set_shape(value.shape)
         return result
@@ -600,3 +615,40 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
             a_rank = rank(a)
             perm = concat((apply_op("Range", start=0, limit=a_rank - 2, delta=1), [a_rank - 1, a_rank - 2]), 0)
         return transpose(a, perm=perm, conjugate=conjugate)
+
+
+def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Elements shifted cyclically by ``shift`` along each ``axis`` (``Roll``)."""
+    return apply_op("Roll", name=name, input=input, shift=shift, axis=axis)
+
+
+def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
+    """The coordinates of flat ``indices`` in an array of shape ``dims`` (``UnravelIndex``)."""
+    return apply_op("UnravelIndex", name=name, indices=indices, dims=dims)
+
+
+def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """Spatial blocks of ``block_size`` x ``block_size`` moved into the depth dim (``SpaceToDepth``)."""
+    return apply_op("SpaceToDepth", name=name, input=input, block_size=block_size, data_format=data_format)
+
+
+def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """The depth dim spread into spatial blocks of ``block_size`` x ``block_size`` (``DepthToSpace``)."""
+    return apply_op("DepthToSpace", name=name, input=input, block_size=block_size, data_format=data_format)
+
+
+def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The padded spatial dims cut into ``block_shape`` blocks whose offsets go into the batch (``SpaceToBatchND``)."""
+    return apply_op("SpaceToBatchND", name=name, input=input, block_shape=block_shape, paddings=paddings)
+
+
+def space_to_batch(input: Any, block_shape: Any, paddings: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """TF 2's ``tf.space_to_batch``: :func:`space_to_batch_nd`."""
+    return space_to_batch_nd(input, block_shape, paddings, name)
+
+
+def batch_to_space(input: Any, block_shape: Any, crops: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The inverse of :func:`space_to_batch_nd`, then ``crops`` cut off (``BatchToSpaceND``; an int block is 2-D)."""
+    if isinstance(block_shape, int):
+        block_shape = np.array([block_shape, block_shape], dtype=np.int64)
+    return apply_op("BatchToSpaceND", name=name, input=input, block_shape=block_shape, crops=crops)

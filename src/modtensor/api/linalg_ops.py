@@ -426,3 +426,16 @@ def pinv(a: Any, rcond: Any = None, validate_args: bool = False, name: str | Non
         if a.shape.rank is not None:
             a_pinv.set_shape(a.shape[:-2].concatenate([a.shape[-1], a.shape[-2]]))
         return a_pinv
+
+
+class LogMatrixDeterminant(NamedTuple):
+    """``tf.linalg.slogdet``'s result."""
+
+    sign: Tensor
+    log_abs_determinant: Tensor
+
+
+def slogdet(input: Any, name: str | None = None) -> LogMatrixDeterminant:  # noqa: A002
+    """The sign and the log of the absolute determinant of each inner matrix (``LogMatrixDeterminant``)."""
+    sign, log_abs_determinant = apply_op("LogMatrixDeterminant", name=name, input=input)
+    return LogMatrixDeterminant(sign, log_abs_determinant)

@@ -641,6 +641,13 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     return _reduce("Sum", input_tensor, axis, keepdims, name)
 
 
+def reduce_euclidean_norm(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """``sqrt(sum(x ** 2))`` over ``axis`` (``EuclideanNorm``; integer results truncated, as TF)."""
+    return _reduce("EuclideanNorm", input_tensor, axis, keepdims, name)
+
+
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """Mean over ``axis`` (integer inputs give the truncated integer mean, as TF) (``Mean``)."""
     return _reduce("Mean", input_tensor, axis, keepdims, name)
@@ -804,3 +811,17 @@ def polyval(coeffs: list[Any], x: Any, name: str | None = None) -> Tensor:
         for c in tensors[1:]:
             p = c + p * x
         return p
+
+
+def cumulative_logsumexp(
+    x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None
+) -> Tensor:
+    """Running ``log(sum(exp(x)))`` along ``axis`` without overflow (``CumulativeLogsumexp``)."""
+    with op_scope(name, "CumulativeLogsumexp", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("CumulativeLogsumexp", name=scope, x=x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+
+def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
+    """The cross product of the innermost 3-vectors of ``a`` and ``b`` (``Cross``)."""
+    return apply_op("Cross", name=name, a=a, b=b)

@@ -70,6 +70,28 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
     return apply_op("Softplus", name=name, features=features)
 
 
+def selu(features: Any, name: str | None = None) -> Tensor:
+    """Scaled exponential linear unit (``Selu``)."""
+    return apply_op("Selu", name=name, features=features)
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    """``features / (|features| + 1)`` (``Softsign``); also ``tf.math.softsign``."""
+    return apply_op("Softsign", name=name, features=features)
+
+
+def local_response_normalization(
+    input: Any,  # noqa: A002  (TF's arg name)
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    name: str | None = None,
+) -> Tensor:
+    """Each value divided by the (scaled) sum of squares over its depth window (``LRN``); also ``tf.nn.lrn``."""
+    return apply_op("LRN", name=name, input=input, depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta)
+
+
 def _scalar_times(op_type: str, scope_name: str, scalar: float, tensor: Tensor) -> Tensor:
     """``scalar <op> tensor`` as TF's reflected operators build it: the scalar is ``<scope>/x``, of tensor's dtype."""
     with op_scope(None, scope_name, [tensor]) as scope:

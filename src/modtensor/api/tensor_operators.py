@@ -416,6 +416,21 @@ def _eager_getitem(tensor: EagerTensor, key: tuple[Any, ...], slice_spec: Any) -
     return _eager_op("StridedSlice", _STRIDED_SLICE_NAME, {"input": tensor, **kwargs})
 
 
+def _slice_bound_dtype(s: slice) -> dtypes.DType | None:
+    """The dtype TF gives a slice's default bounds when a bound is a tensor: int64 over int32 over int16."""
+    dtype = None
+    for t in (s.start, s.stop, s.step):
+        if not isinstance(t, Tensor):
+            continue
+        if t.dtype == dtypes.int64:
+            dtype = dtypes.int64
+        elif t.dtype == dtypes.int32 and dtype != dtypes.int64:
+            dtype = dtypes.int32
+        elif t.dtype == dtypes.int16 and dtype is None:
+            dtype = dtypes.int16
+    return dtype
+
+
 def _parse_slice_spec(slice_spec: Any) -> tuple[list[Any], list[Any], list[Any], dict[str, int]]:
     """begin, end, strides (python ints or index tensors) and the five masks of a slice spec (TF's rules)."""
     if not isinstance(slice_spec, (list, tuple)):
@@ -426,6 +441,7 @@ def _parse_slice_spec(slice_spec: Any) -> tuple[list[Any], list[Any], list[Any],
     new_axis_mask = shrink_axis_mask = begin_mask = end_mask = ellipsis_mask = 0
     for index, s in enumerate(slice_spec):
         if isinstance(s, slice):
+            dtype = _slice_bound_dtype(s)
             for part, out, default, mask_bit in (
                 (s.start, begin, 0, "begin"),
                 (s.stop, end, 0, "end"),
@@ -434,8 +450,8 @@ def _parse_slice_spec(slice_spec: Any) -> tuple[list[Any], list[Any], list[Any],
                 if part is not None and not (isinstance(part, tensor_shape.Dimension) and part.value is None):
                     _check_index(part)
                     out.append(_index_value(part))
-                else:
-                    out.append(default)
+                else:  # as TF: a default next to a tensor bound is a constant of the bound's dtype
+                    out.append(default if dtype is None else constant_op.constant(default, dtype=dtype))
                     if mask_bit == "begin":
                         begin_mask |= 1 << index
                     elif mask_bit == "end":
@@ -455,7 +471,8 @@ def _parse_slice_spec(slice_spec: Any) -> tuple[list[Any], list[Any], list[Any],
             value = _index_value(s)
             begin.append(value)
             end.append(value + 1)
-            strides.append(1)
+            wide = isinstance(s, Tensor) and s.dtype in (dtypes.int16, dtypes.int64)
+            strides.append(constant_op.constant(1, dtype=s.dtype) if wide else 1)
             shrink_axis_mask |= 1 << index
     masks = {
         "begin_mask": begin_mask,

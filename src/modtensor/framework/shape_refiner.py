@@ -309,6 +309,13 @@ _EVALUATORS: dict[str, Callable[[Operation, list[np.ndarray], int], Any]] = {
     "FloorMod": _binary(_floor_mod),
     "Maximum": _binary(np.maximum),
     "Minimum": _binary(np.minimum),
+    "Greater": _binary(np.greater),  # tf.math.bincount's "size > 0"
+    "SelectV2": lambda op, v, i: np.where(v[0], v[1], v[2]),  # tf.linspace's axis
+    "BroadcastArgs": lambda op, v, i: np.array(np.broadcast_shapes(tuple(v[0].tolist()), tuple(v[1].tolist())),
+                                               v[0].dtype),  # fmt: skip
+    "GreaterEqual": _binary(np.greater_equal),
+    "Less": _binary(np.less),
+    "LessEqual": _binary(np.less_equal),
     "Neg": lambda op, v, i: np.negative(v[0]),
     "Sum": _reduce(np.sum),
     "Prod": _reduce(np.prod),

@@ -831,3 +831,188 @@ def _where_shape(ctx: InferenceContext) -> None:
     .set_is_stateful()
     .set_shape_fn(common_shapes.unchanged_shape)
 )
+
+
+# --------------------------------------------------------------------------- Roll, LowerBound/UpperBound, UnravelIndex
+
+
+def _roll_shape(ctx: InferenceContext) -> None:
+    """Roll: input of rank >= 1, shift and axis scalars or vectors of one length; the input's shape."""
+    ctx.with_rank_at_least(ctx.input(0), 1)
+    ctx.with_rank_at_most(ctx.input(1), 1)
+    ctx.with_rank_at_most(ctx.input(2), 1)
+    ctx.merge(ctx.input(1), ctx.input(2))
+    ctx.set_output(0, ctx.input(0))
+
+
+(
+    register_op("Roll")
+    .input("input: T")
+    .input("shift: Tshift")
+    .input("axis: Taxis")
+    .output("output: T")
+    .attr("T: type")
+    .attr("Tshift: {int32, int64}")
+    .attr("Taxis: {int32, int64}")
+    .set_shape_fn(_roll_shape)
+)
+
+
+def _bound_shape(ctx: InferenceContext) -> None:
+    """LowerBound/UpperBound: both inputs matrices; the values' shape."""
+    ctx.with_rank(ctx.input(0), 2)
+    ctx.with_rank(ctx.input(1), 2)
+    ctx.set_output(0, ctx.input(1))
+
+
+for _name in ("LowerBound", "UpperBound"):
+    (
+        register_op(_name)
+        .input("sorted_inputs: T")
+        .input("values: T")
+        .output("output: out_type")
+        .attr("T: type")
+        .attr("out_type: {int32, int64} = DT_INT32")
+        .set_shape_fn(_bound_shape)
+    )
+
+
+def _unravel_index_shape(ctx: InferenceContext) -> None:
+    """UnravelIndex: ``[len(dims)]`` for a scalar index, ``[len(dims), num_indices]`` otherwise."""
+    indices = ctx.input(0)
+    dims = ctx.with_rank(ctx.input(1), 1)
+    if indices.rank == 0:
+        ctx.set_output(0, ctx.vector(ctx.dim(dims, 0)))
+    elif indices.rank is not None:
+        ctx.set_output(0, ctx.matrix(ctx.dim(dims, 0), ctx.num_elements(indices)))
+    else:
+        ctx.set_output(0, ctx.unknown_shape())
+
+
+(
+    register_op("UnravelIndex")
+    .input("indices: Tidx")
+    .input("dims: Tidx")
+    .output("output: Tidx")
+    .attr("Tidx: {int32, int64} = DT_INT32")
+    .set_shape_fn(_unravel_index_shape)
+)
+
+
+def _broadcast_args_shape(ctx: InferenceContext) -> None:
+    """BroadcastArgs: two shape vectors; a vector as long as the longer one."""
+    s0 = ctx.with_rank(ctx.input(0), 1)
+    s1 = ctx.with_rank(ctx.input(1), 1)
+    n0, n1 = ctx.value(ctx.dim(s0, 0)), ctx.value(ctx.dim(s1, 0))
+    ctx.set_output(0, ctx.vector(None if n0 is None or n1 is None else max(n0, n1)))
+
+
+(
+    register_op("BroadcastArgs")
+    .input("s0: T")
+    .input("s1: T")
+    .output("r0: T")
+    .attr("T: {int32, int64} = DT_INT32")
+    .set_shape_fn(_broadcast_args_shape)
+)
+
+
+# --------------------------------------------------------------------------- SpaceToDepth / DepthToSpace
+
+
+def _depth_space_shape(to_depth: bool):  # noqa: ANN202
+    """SpaceToDepth (to_depth) / DepthToSpace: 4-D (5-D for NCHW_VECT_C) input; H, W and C scaled by block_size."""
+
+    def shape_fn(ctx: InferenceContext) -> None:
+        data_format = ctx.get_attr("data_format")
+        data_format = data_format.decode() if isinstance(data_format, bytes) else data_format
+        dims = 5 if data_format == "NCHW_VECT_C" else 4
+        x = ctx.with_rank(ctx.input(0), dims)
+        block = int(ctx.get_attr("block_size"))
+        n_i, h_i, w_i, c_i = (0, 1, 2, 3) if data_format == "NHWC" else (0, 2, 3, 1)
+        n, h, w, c = (ctx.dim(x, i) for i in (n_i, h_i, w_i, c_i))
+        if to_depth:
+            h, w = ctx.divide(h, block, True), ctx.divide(w, block, True)
+            c = ctx.multiply(c, block * block)
+        else:
+            h, w = ctx.multiply(h, block), ctx.multiply(w, block)
+            c = ctx.divide(c, block * block, True)
+        out = [n, h, w, c] if data_format == "NHWC" else [n, c, h, w]
+        if dims == 5:
+            out.append(ctx.dim(x, 4))
+        ctx.set_output(0, ctx.make_shape(out))
+
+    return shape_fn
+
+
+for _name, _to_depth in (("SpaceToDepth", True), ("DepthToSpace", False)):
+    (
+        register_op(_name)
+        .input("input: T")
+        .output("output: T")
+        .attr("T: type")
+        .attr("block_size: int >= 2")
+        .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+        .set_shape_fn(_depth_space_shape(_to_depth))
+    )
+
+
+# --------------------------------------------------------------------------- SpaceToBatchND / BatchToSpaceND
+
+
+def _space_batch_shape(to_batch: bool):  # noqa: ANN202
+    """SpaceToBatchND (to_batch) / BatchToSpaceND: TF's SpaceToBatchShapeHelper / BatchToSpaceShapeHelper."""
+    amounts = "paddings" if to_batch else "crops"
+
+    def shape_fn(ctx: InferenceContext) -> None:
+        block_shape_shape = ctx.input(1)
+        if block_shape_shape.rank != 1:
+            raise invalid("block_shape must have rank 1.")
+        m = ctx.value(ctx.dim(block_shape_shape, 0))
+        if m is None:
+            raise invalid("block_shape must have known size.")
+        x = ctx.with_rank_at_least(ctx.input(0), m + 1)
+        ctx.merge(ctx.input(2), ctx.matrix(m, 2))
+        block_t, amounts_t = ctx.input_tensor(1), ctx.input_tensor(2)
+        block = None if block_t is None else [int(v) for v in np.asarray(block_t).reshape(-1)]
+        batch = ctx.dim(x, 0)
+        if block is not None and (not to_batch or block):
+            for value in block:
+                if value < 1:
+                    raise invalid("block_shape must be positive")
+                if ctx.value_known(batch):
+                    batch = ctx.multiply(batch, value) if to_batch else ctx.divide(batch, value, True)
+                else:
+                    batch = ctx.unknown_dim()
+        elif m > 0:
+            batch = ctx.unknown_dim()
+        dims = [batch] + [ctx.unknown_dim() for _ in range(m)]
+        if amounts_t is not None and (not to_batch or np.asarray(amounts_t).size):
+            flat = [int(v) for v in np.asarray(amounts_t).reshape(-1)]
+            for d in range(m):
+                start, end = flat[2 * d], flat[2 * d + 1]
+                if start < 0 or end < 0:
+                    raise invalid(f"{amounts} cannot be negative")
+                if block is not None:
+                    size = ctx.dim(x, d + 1)
+                    if to_batch:
+                        dims[d + 1] = ctx.divide(ctx.add(ctx.add(size, start), end), block[d], True)
+                    else:
+                        dims[d + 1] = ctx.subtract(ctx.subtract(ctx.multiply(size, block[d]), start), end)
+        ctx.set_output(0, ctx.concatenate(ctx.make_shape(dims), ctx.subshape(x, m + 1)))
+
+    return shape_fn
+
+
+for _name, _amounts, _to_batch in (("SpaceToBatchND", "paddings", True), ("BatchToSpaceND", "crops", False)):
+    (
+        register_op(_name)
+        .input("input: T")
+        .input("block_shape: Tblock_shape")
+        .input(f"{_amounts}: T{_amounts}")
+        .output("output: T")
+        .attr("T: type")
+        .attr("Tblock_shape: {int32, int64} = DT_INT32")
+        .attr(f"T{_amounts}: {{int32, int64}} = DT_INT32")
+        .set_shape_fn(_space_batch_shape(_to_batch))
+    )

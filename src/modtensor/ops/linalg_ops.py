@@ -410,3 +410,21 @@ def _matrix_diag_part_v3_shape(ctx: InferenceContext) -> None:
     .attr("Tindex: {int32, int64} = DT_INT64")
     .set_shape_fn(common_shapes.unchanged_shape)
 )
+
+
+def _log_determinant_shape(ctx: InferenceContext) -> None:
+    """LogMatrixDeterminant: ``[..., M, M] -> [...]`` for both the sign and the log of |det|."""
+    s = ctx.with_rank_at_least(ctx.input(0), 2)
+    ctx.merge_dim(ctx.dim(s, -1), ctx.dim(s, -2))
+    ctx.set_output(0, ctx.subshape(s, 0, -2))
+    ctx.set_output(1, ctx.subshape(s, 0, -2))
+
+
+(
+    register_op("LogMatrixDeterminant")
+    .input("input: T")
+    .output("sign: T")
+    .output("log_abs_determinant: T")
+    .attr("T: {half, float, double, complex64, complex128}")
+    .set_shape_fn(_log_determinant_shape)
+)

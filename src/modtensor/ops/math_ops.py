@@ -122,6 +122,16 @@ register_op("IsFinite").input("x: T").output("y: bool").attr(f"T: {_FLOATS}").se
     common_shapes.unchanged_shape
 )
 
+# tf.math's NaN/inf tests, special functions and safe divisions (tf.math.is_nan, lgamma, divide_no_nan, xlogy, ...).
+for _name in ("IsNan", "IsInf"):
+    _test = register_op(_name).input("x: T").output("y: bool").attr(f"T: {_FLOATS}")
+    _test.set_shape_fn(common_shapes.unchanged_shape)
+for _name in ("Lgamma", "Digamma", "Erfinv", "Ndtri"):
+    _unary(_name, _FLOATS)
+_binary("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}")
+for _name in ("Xdivy", "Xlogy", "Xlog1py"):
+    _binary(_name, "{half, bfloat16, float, double, complex64, complex128}")
+
 register_op("LogicalNot").input("x: bool").output("y: bool").set_shape_fn(common_shapes.unchanged_shape)
 
 (
@@ -259,6 +269,7 @@ def _reduction(name: str, types: str | None) -> None:
 
 
 _reduction("Sum", "numbertype")
+_reduction("EuclideanNorm", "numbertype")  # tf.math.reduce_euclidean_norm
 _reduction("Mean", "numbertype")
 _reduction("Prod", "numbertype")
 _reduction("Max", "{realnumbertype, quantizedtype}")
@@ -364,4 +375,136 @@ def _range_shape(ctx: InferenceContext) -> None:
     .output("output: Tidx")
     .attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64} = DT_INT32")
     .set_shape_fn(_range_shape)
+)
+
+
+# --------------------------------------------------------------------------- LinSpace, histograms, bincounts
+
+
+def _scalar_input_value(ctx: InferenceContext, i: int) -> int | None:
+    """The value of constant scalar input ``i``, or None when it is not known."""
+    t = ctx.input_tensor(i)
+    return None if t is None else int(np.asarray(t).reshape(-1)[0])
+
+
+def _lin_space_shape(ctx: InferenceContext) -> None:
+    """LinSpace: scalar start/stop/num; a vector of ``num`` elements (unknown unless num is constant)."""
+    for i, arg in enumerate(("start", "stop", "num")):
+        with_context(lambda i=i: ctx.with_rank(ctx.input(i), 0), f" for '{arg}'")
+    num = _scalar_input_value(ctx, 2)
+    if num is not None and num <= 0:
+        raise invalid(f"Requires num > 0: {num}")
+    ctx.set_output(0, ctx.vector(num))
+
+
+(
+    register_op("LinSpace")
+    .input("start: T")
+    .input("stop: T")
+    .input("num: Tidx")
+    .output("output: T")
+    .attr("T: {bfloat16, half, float, double}")
+    .attr("Tidx: {int32, int64} = DT_INT32")
+    .set_shape_fn(_lin_space_shape)
+)
+
+
+def _histogram_fixed_width_shape(ctx: InferenceContext) -> None:
+    """HistogramFixedWidth: value_range a 2-vector, nbins a scalar; a vector of nbins counts."""
+    value_range = ctx.with_rank(ctx.input(1), 1)
+    ctx.with_value(ctx.dim(value_range, 0), 2)
+    ctx.with_rank(ctx.input(2), 0)
+    nbins = _scalar_input_value(ctx, 2)
+    if nbins is not None and nbins <= 0:
+        raise invalid(f"Requires nbins > 0: {nbins}")
+    ctx.set_output(0, ctx.vector(nbins))
+
+
+(
+    register_op("HistogramFixedWidth")
+    .input("values: T")
+    .input("value_range: T")
+    .input("nbins: int32")
+    .output("out: dtype")
+    .attr("T: {int32, int64, float32, float64}")
+    .attr("dtype: {int32, int64} = DT_INT32")
+    .set_shape_fn(_histogram_fixed_width_shape)
+)
+
+
+def _bincount_shape(ctx: InferenceContext) -> None:
+    """Bincount: a scalar size; a vector of ``size`` bins (unknown unless size is constant)."""
+    ctx.with_rank(ctx.input(1), 0)
+    size = _scalar_input_value(ctx, 1)
+    if size is not None and size < 0:
+        raise invalid(f"size ({size}) must be non-negative")
+    ctx.set_output(0, ctx.vector(size))
+
+
+def _dense_bincount_shape(ctx: InferenceContext) -> None:
+    """DenseBincount: input of rank at most 2, a scalar size; ``[size]`` or ``[batch, size]``."""
+    ctx.with_rank_at_most(ctx.input(0), 2)
+    ctx.with_rank(ctx.input(1), 0)
+    size = _scalar_input_value(ctx, 1)
+    if size is not None and size < 0:
+        raise invalid(f"size ({size}) must be non-negative")
+    data = ctx.input(0)
+    if data.rank is None:
+        ctx.set_output(0, ctx.unknown_shape())
+    elif data.rank <= 1:
+        ctx.set_output(0, ctx.vector(size))
+    else:
+        ctx.set_output(0, ctx.matrix(ctx.dim(data, 0), size))
+
+
+(
+    register_op("Bincount")
+    .input("arr: int32")
+    .input("size: int32")
+    .input("weights: T")
+    .output("bins: T")
+    .attr("T: {int32, int64, float32, float64}")
+    .set_shape_fn(_bincount_shape)
+)
+(
+    register_op("DenseBincount")
+    .input("input: Tidx")
+    .input("size: Tidx")
+    .input("weights: T")
+    .output("output: T")
+    .attr("Tidx: {int32, int64}")
+    .attr("T: {int32, int64, float32, float64}")
+    .attr("binary_output: bool = false")
+    .set_shape_fn(_dense_bincount_shape)
+)
+
+
+def _cross_shape(ctx: InferenceContext) -> None:
+    """Cross: both inputs of one shape, rank >= 1, with an innermost dim of 3."""
+    a = ctx.with_rank_at_least(ctx.input(0), 1)
+    b = ctx.with_rank_at_least(ctx.input(1), 1)
+    a = ctx.merge(a, b)
+    if a.rank is not None:
+        ctx.with_value(ctx.dim(a, a.rank - 1), 3)
+    ctx.set_output(0, a)
+
+
+(
+    register_op("Cross")
+    .input("a: T")
+    .input("b: T")
+    .output("product: T")
+    .attr("T: realnumbertype")
+    .set_shape_fn(_cross_shape)
+)
+(
+    register_op("CumulativeLogsumexp")
+    .input("x: T")
+    .input("axis: Tidx")
+    .output("out: T")
+    .attr("exclusive: bool = false")
+    .attr("reverse: bool = false")
+    .attr("T: {bfloat16, half, float, double}")
+    .attr("Tidx: {int32, int64} = DT_INT32")
+    .set_shape_fn(common_shapes.unchanged_shape)
 )

@@ -37,6 +37,8 @@ for _name, _second, _types in (
     ("Relu6Grad", "features", "realnumbertype"),
     ("EluGrad", "outputs", _FLOATS),
     ("SoftplusGrad", "features", _FLOATS),
+    ("SeluGrad", "outputs", _FLOATS),
+    ("SoftsignGrad", "features", _FLOATS),
 ):
     (
         register_op(_name)
@@ -271,4 +273,26 @@ def _fused_batch_norm_grad_shape(ctx: InferenceContext) -> None:
     .attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
     .attr("is_training: bool = true")
     .set_shape_fn(_fused_batch_norm_grad_shape)
+)
+
+
+def _lrn_grad_shape(ctx: InferenceContext) -> None:
+    """LRNGrad: the three 4-D inputs merge into the result's shape."""
+    s = ctx.with_rank(ctx.input(0), 4)
+    s = ctx.merge(s, ctx.input(1))
+    ctx.set_output(0, ctx.merge(s, ctx.input(2)))
+
+
+(
+    register_op("LRNGrad")
+    .input("input_grads: T")
+    .input("input_image: T")
+    .input("output_image: T")
+    .output("output: T")
+    .attr("depth_radius: int = 5")
+    .attr("bias: float = 1")
+    .attr("alpha: float = 1")
+    .attr("beta: float = 0.5")
+    .attr("T: {half, bfloat16, float} = DT_FLOAT")
+    .set_shape_fn(_lrn_grad_shape)
 )

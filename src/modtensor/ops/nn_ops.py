@@ -39,6 +39,9 @@ _activation("Relu6", "realnumbertype")
 _activation("Elu", _FLOATS)
 # Extras (not in the starter set) that TF-exported inference graphs commonly contain.
 _activation("Softplus", _FLOATS)
+# tf.nn.selu and tf.nn.softsign.
+_activation("Selu", _FLOATS)
+_activation("Softsign", _FLOATS)
 (
     register_op("LeakyRelu")
     .input("features: T")
@@ -232,4 +235,35 @@ def _sparse_softmax_cross_entropy_shape(ctx: InferenceContext) -> None:
 )
 register_op("L2Loss").input("t: T").output("output: T").attr(f"T: {_FLOATS}").set_shape_fn(
     common_shapes.scalar_shape
+)
+
+
+def _in_top_k_shape(ctx: InferenceContext) -> None:
+    """InTopKV2: predictions a matrix, targets a vector over its rows; a bool per row."""
+    predictions = ctx.with_rank(ctx.input(0), 2)
+    targets = ctx.with_rank(ctx.input(1), 1)
+    ctx.set_output(0, ctx.vector(ctx.merge_dim(ctx.dim(predictions, 0), ctx.dim(targets, 0))))
+
+
+(
+    register_op("InTopKV2")
+    .input("predictions: float")
+    .input("targets: T")
+    .input("k: T")
+    .output("precision: bool")
+    .attr("T: {int32, int64} = DT_INT32")
+    .set_shape_fn(_in_top_k_shape)
+)
+
+
+(
+    register_op("LRN")
+    .input("input: T")
+    .output("output: T")
+    .attr("depth_radius: int = 5")
+    .attr("bias: float = 1")
+    .attr("alpha: float = 1")
+    .attr("beta: float = 0.5")
+    .attr("T: {half, bfloat16, float} = DT_FLOAT")
+    .set_shape_fn(common_shapes.unchanged_shape_with_rank(4))
 )

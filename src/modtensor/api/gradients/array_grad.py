@@ -371,6 +371,45 @@ def _broadcast_to_grad(op: Any, grad: Any) -> list[Any]:
     return [reduce_to(dense(grad), op.inputs[0]), None]
 
 
+def _depth_space_grad(op: Any, grad: Any, inverse: str) -> Any:
+    block_size, data_format = op.get_attr("block_size"), op.get_attr("data_format")
+    data_format = data_format.decode() if isinstance(data_format, bytes) else data_format
+    if data_format == "NCHW_VECT_C":
+        raise ValueError(f"Cannot compute {op.type} gradient with NCHW_VECT_C. NCHW_VECT_C requires qint8 data type.")
+    return apply_op(inverse, input=grad, block_size=block_size, data_format=data_format)
+
+
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op: Any, grad: Any) -> list[Any]:
+    # Its gradient is the opposite op: BatchToSpaceND.
+    return [apply_op("BatchToSpaceND", input=grad, block_shape=op.inputs[1], crops=op.inputs[2]), None, None]
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op: Any, grad: Any) -> list[Any]:
+    # Its gradient is the opposite op: SpaceToBatchND.
+    return [apply_op("SpaceToBatchND", input=grad, block_shape=op.inputs[1], paddings=op.inputs[2]), None, None]
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op: Any, grad: Any) -> Any:
+    # Its gradient is the opposite op: DepthToSpace.
+    return _depth_space_grad(op, grad, "DepthToSpace")
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op: Any, grad: Any) -> Any:
+    # Its gradient is the opposite op: SpaceToDepth.
+    return _depth_space_grad(op, grad, "SpaceToDepth")
+
+
+@RegisterGradient("Roll")
+def _roll_grad(op: Any, grad: Any) -> list[Any]:
+    # The gradient is the roll reversed.
+    shift, axis = op.inputs[1], op.inputs[2]
+    return [apply_op("Roll", input=grad, shift=math_ops.negative(shift), axis=axis), None, None]
+
+
 @RegisterGradient("ReverseV2")
 def _reverse_grad(op: Any, grad: Any) -> list[Any]:
     return [indexing_ops.reverse(dense(grad), op.inputs[1]), None]

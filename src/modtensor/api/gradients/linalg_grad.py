@@ -245,3 +245,12 @@ def _svd_grad(op: Any, grad_s: Any, grad_u: Any, grad_v: Any) -> Any:
     if hasattr(grad_a, "set_shape"):
         grad_a.set_shape(a_shape)
     return grad_a
+
+
+@RegisterGradient("LogMatrixDeterminant")
+def _log_matrix_determinant_grad(op: Any, _: Any, grad_b: Any) -> Any:
+    a = op.inputs[0]
+    c = op.outputs[1]
+    a_adj_inv = apply_op("MatrixInverse", input=a, adjoint=True)
+    multipliers = array_ops.reshape(grad_b, array_ops.concat([array_ops.shape(c), [1, 1]], 0))
+    return math_ops.multiply(multipliers, a_adj_inv)

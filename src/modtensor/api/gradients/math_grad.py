@@ -12,8 +12,7 @@ same formulas built from the same ops in the same order, so float32 results roun
 - Inputs no tape watches (``skip_input_indices``) get no gradient computed, as TF skips them.
 - Where TF's gradient uses a backward op (SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
   ReciprocalGrad: ``ops/math_grad_ops.py``), so does this, and those ops have gradients too.
-- ``DivNoNan`` (Cumprod's gradient) is not an op of modtensor; it is built from Select and RealDiv,
-  which gives the same numbers and the same second derivative.
+- ``Digamma`` has no gradient here: TF's is ``Polygamma(1, x)``, and modtensor has neither Polygamma nor Zeta.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from modtensor.runtime import context as runtime_context
 for _op in (
     "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
     "Range", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift",
-    "Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "BroadcastGradientArgs",
+    "Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "BroadcastGradientArgs", "LinSpace",
 ):  # fmt: skip
     no_gradient(_op)
 
@@ -627,10 +626,96 @@ def _cumsum_grad(op: Any, grad: Any) -> list[Any]:
 
 
 def _div_no_nan(x: Any, y: Any) -> Any:
-    """``x / y``, 0 where ``y`` is 0 (TF's DivNoNan, from Select and RealDiv)."""
-    is_zero = apply_op("Equal", x=y, y=_scalar(0.0, y.dtype))
-    safe_y = _select(is_zero, _ones_like(y), y)
-    return _select(is_zero, _zeros_like(x), _div(x, safe_y))
+    """``x / y``, 0 where ``y`` is 0 (TF's ``math_ops.div_no_nan``)."""
+    return apply_op("DivNoNan", x=x, y=y)
+
+
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op: Any, grad: Any) -> list[Any]:
+    x, y = op.inputs
+    skip = _skips(op)
+    cx, cy = _conj(x), _conj(y)
+    gx = None if 0 in skip else reduce_to(_div_no_nan(grad, cy), x)
+    gy = None if 1 in skip else reduce_to(_mul(grad, _div_no_nan(_div_no_nan(_neg(cx), cy), cy)), y)
+    return [gx, gy]
+
+
+def _x_op_y_grad(op: Any, grad: Any, partial_y: Any) -> list[Any]:
+    """Xlogy/Xlog1py/Xdivy: d/dx is the op of (x != 0) and y, d/dy is ``partial_y``; each summed to its input."""
+    x, y = op.inputs
+    not_zero_x = _cast(apply_op("NotEqual", x=x, y=_scalar(0.0, x.dtype)), x.dtype)
+    partial_x = apply_op(op.type, x=not_zero_x, y=y)
+    return [reduce_to(_mul(partial_x, grad), x), reduce_to(_mul(partial_y, grad), y)]
+
+
+@RegisterGradient("Xlogy")
+def _xlogy_grad(op: Any, grad: Any) -> list[Any]:
+    x, y = op.inputs
+    return _x_op_y_grad(op, grad, apply_op("Xdivy", x=x, y=y))
+
+
+@RegisterGradient("Xlog1py")
+def _xlog1py_grad(op: Any, grad: Any) -> list[Any]:
+    x, y = op.inputs
+    return _x_op_y_grad(op, grad, apply_op("Xdivy", x=x, y=apply_op("AddV2", x=y, y=_scalar(1.0, y.dtype))))
+
+
+@RegisterGradient("Xdivy")
+def _xdivy_grad(op: Any, grad: Any) -> list[Any]:
+    x, y = op.inputs
+    return _x_op_y_grad(op, grad, apply_op("Xdivy", x=_neg(x), y=apply_op("Pow", x=y, y=_scalar(2.0, y.dtype))))
+
+
+@RegisterGradient("EuclideanNorm")
+def _euclidean_norm_grad(op: Any, grad: Any) -> list[Any]:
+    output = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        output_shape_kept_dims = reduced_shape(array_ops.shape(op.inputs[0]), op.inputs[1])
+        output = _reshape(output, output_shape_kept_dims)
+        grad = _reshape(grad, output_shape_kept_dims)
+    return [math_ops.truediv(op.inputs[0], math_ops.truediv(output, grad)), None]
+
+
+@RegisterGradient("Cross")
+def _cross_grad(op: Any, grad: Any) -> list[Any]:
+    u, v = op.inputs
+    return [apply_op("Cross", a=v, b=grad), apply_op("Cross", a=grad, b=u)]
+
+
+@RegisterGradient("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op: Any, grad: Any) -> list[Any]:
+    x, axis = op.inputs
+    cumulative_logsumexp = op.outputs[0]
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    # Split the incoming gradient into positive and negative parts to take logs (for stable results).
+    lowest = grad.dtype.min
+    log_grad_positive = array_ops.where(math_ops.greater(grad, 0), math_ops.log(grad), lowest)
+    log_grad_negative = array_ops.where(math_ops.less(grad, 0), math_ops.log(math_ops.negative(grad)), lowest)
+    parts = []
+    for log_grad in (log_grad_positive, log_grad_negative):
+        scan = math_ops.cumulative_logsumexp(
+            log_grad - cumulative_logsumexp, axis=axis, reverse=not reverse, exclusive=exclusive
+        )
+        parts.append(math_ops.exp(scan + x))
+    return [parts[0] - parts[1], None]
+
+
+@RegisterGradient("Lgamma")
+def _lgamma_grad(op: Any, grad: Any) -> Any:
+    return _mul(grad, apply_op("Digamma", x=_conj(op.inputs[0])))
+
+
+@RegisterGradient("Erfinv")
+def _erfinv_grad(op: Any, grad: Any) -> Any:
+    root_pi_over_two = _scalar(float(np.sqrt(np.pi) / 2), grad.dtype)
+    return _mul(_mul(grad, root_pi_over_two), apply_op("Exp", x=apply_op("Square", x=op.outputs[0])))
+
+
+@RegisterGradient("Ndtri")
+def _ndtri_grad(op: Any, grad: Any) -> Any:
+    root_two_pi = _scalar(float(np.sqrt(2 * np.pi)), grad.dtype)
+    half_square = _div(apply_op("Square", x=op.outputs[0]), _scalar(2.0, grad.dtype))
+    return _mul(_mul(grad, root_two_pi), apply_op("Exp", x=half_square))
 
 
 @RegisterGradient("Cumprod")

@@ -76,6 +76,30 @@ def _elu_grad_grad(op: Any, grad: Any) -> list[Any]:
     return [apply_op("EluGrad", gradients=grad, outputs=y), d_y]
 
 
+@RegisterGradient("Selu")
+def _selu_grad(op: Any, grad: Any) -> Any:
+    return apply_op("SeluGrad", gradients=grad, outputs=op.outputs[0])
+
+
+@RegisterGradient("SeluGrad")
+def _selu_grad_grad(op: Any, grad: Any) -> list[Any]:
+    selu_x = op.inputs[1]
+    negative = math_ops.less(selu_x, array_ops.zeros_like(selu_x))
+    d_y = array_ops.where(negative, math_ops.multiply(grad, op.inputs[0]), array_ops.zeros_like(selu_x))
+    return [apply_op("SeluGrad", gradients=grad, outputs=selu_x), d_y]
+
+
+@RegisterGradient("LRN")
+def _lrn_grad(op: Any, grad: Any) -> Any:
+    attrs = _attrs(op, "depth_radius", "bias", "alpha", "beta")
+    return apply_op("LRNGrad", input_grads=grad, input_image=op.inputs[0], output_image=op.outputs[0], **attrs)
+
+
+@RegisterGradient("Softsign")
+def _softsign_grad(op: Any, grad: Any) -> Any:
+    return apply_op("SoftsignGrad", gradients=grad, features=op.inputs[0])
+
+
 @RegisterGradient("Softplus")
 def _softplus_grad(op: Any, grad: Any) -> Any:
     return math_ops.multiply(grad, math_ops.sigmoid(op.inputs[0]))

@@ -32,8 +32,11 @@ from modtensor.kernels.cpu import (
     pooling,
     random,
     reductions,
+    search_count,
     segments,
+    sequences,
     sort,
+    special_math,
     stateless_random,
     strings,
 )
@@ -103,6 +106,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "AvgPool": pooling.avg_pool,
     # reductions
     "Sum": reductions.reduce_sum,
+    "EuclideanNorm": reductions.euclidean_norm,  # tf.math.reduce_euclidean_norm
     "Mean": reductions.reduce_mean,
     "Max": reductions.reduce_max,
     "Min": reductions.reduce_min,
@@ -146,7 +150,8 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 }
 
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
-BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings, stateless_random)
+BREADTH_MODULES = (linalg, image, batch_norm, indexing, sort, segments, strings, special_math, sequences,
+                   search_count, stateless_random)
 # The backward ops of gradient functions (issue 11), in the same table form.
 GRADIENT_MODULES = (array_grad, image_grad, linalg_grad, math_grad, nn_grad)
 BREADTH_MODULES += GRADIENT_MODULES

@@ -131,7 +131,7 @@ def broadcast_to(input: np.ndarray, shape: np.ndarray) -> np.ndarray:
     if any(d < 0 for d in dims):
         raise invalid_argument(f"Shape {shape_str(dims)} must be non-negative")
     try:
-        return np.ascontiguousarray(np.broadcast_to(x, dims))
+        return np.ascontiguousarray(np.broadcast_to(x, dims)).reshape(dims)  # (ascontiguousarray makes 0-d 1-d)
     except ValueError:
         if x.ndim > len(dims):
             raise invalid_argument(

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from modtensor.framework import errors
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
 from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors
 from modtensor.kernels.cpu.precision import HALF_TYPES
@@ -498,7 +499,34 @@ def matrix_band_part(input: np.ndarray, num_lower: np.ndarray, num_upper: np.nda
     return np.where(keep, x, np.zeros((), x.dtype))
 
 
+@ignoring_fp_errors
+def log_matrix_determinant(input: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: A002
+    """LogMatrixDeterminant: the sign (a unit complex number for complex input) and log|det| of each matrix."""
+    x = np.asarray(input)
+    _check_matrices(x)
+    if x.shape[-1] == 0:
+        return np.ones(x.shape[:-2], x.dtype), np.zeros(x.shape[:-2], x.dtype)
+    sign, log_abs = np.linalg.slogdet(x)
+    return np.asarray(sign).astype(x.dtype, copy=False), np.asarray(log_abs).astype(x.dtype, copy=False)
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cross: the cross product of the innermost 3-vectors of two same-shaped tensors."""
+    if a.shape != b.shape:
+        raise invalid_argument(f"Both inputs must be of same shape: {shape_str(a.shape)} vs. {shape_str(b.shape)}")
+    if a.ndim < 1:
+        raise invalid_argument(f"Input must be at least 1D{shape_str(a.shape)}")
+    if a.shape[-1] != 3:
+        raise errors.FailedPreconditionError(None, None, "Cross-products are only defined for 3-element vectors.")
+    a1, a2, a3 = a[..., 0], a[..., 1], a[..., 2]
+    b1, b2, b3 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], axis=-1)
+    return out.astype(a.dtype, copy=False)
+
+
 OP_FUNCTIONS = {
+    "LogMatrixDeterminant": log_matrix_determinant,
+    "Cross": cross,
     "Einsum": einsum,
     "BatchMatMulV3": batch_mat_mul_v3,
     "MatrixInverse": matrix_inverse,
@@ -515,6 +543,8 @@ OP_FUNCTIONS = {
 
 _POD = "FLOATS INTS UINTS bool COMPLEX"
 CPU_TYPE_CONSTRAINTS = {
+    "LogMatrixDeterminant": {"T": "float32 float64 COMPLEX"},
+    "Cross": {"T": "FLOATS INTS UINTS"},
     "Einsum": {"T": "FLOATS int32 int64 COMPLEX"},
     "BatchMatMulV3": {
         "Ta": "bfloat16 float32 float64 int8 uint8 int16 int32 int64 COMPLEX",

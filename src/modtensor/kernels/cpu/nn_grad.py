@@ -85,6 +85,92 @@ def _softplus_threshold(dtype: np.dtype) -> float:
     return float(np.log(np.finfo(dtype).eps)) + 2.0
 
 
+# SELU's constants (Klambauer et al.), as TF's kernel spells them.
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+
+@ignoring_fp_errors
+def selu(features: np.ndarray) -> np.ndarray:
+    """SELU: ``scale * x`` for x >= 0, ``scale * alpha * (exp(x) - 1)`` below, in the input dtype."""
+    features = np.asarray(features)
+    dtype = features.dtype
+    scale, scale_alpha = dtype.type(_SELU_SCALE), dtype.type(_SELU_SCALE_ALPHA)
+    out = np.where(features < 0, scale_alpha * (np.exp(features) - dtype.type(1)), scale * features)
+    return _out(out, dtype)
+
+
+@ignoring_fp_errors
+def selu_grad(gradients: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+    """SeluGrad from SELU's outputs: ``dy * (y + scale * alpha)`` where y < 0, else ``dy * scale``."""
+    _same_shape(gradients, outputs, "SeluGrad")
+    dtype = gradients.dtype
+    scale, scale_alpha = dtype.type(_SELU_SCALE), dtype.type(_SELU_SCALE_ALPHA)
+    return _out(np.where(outputs < 0, gradients * (outputs + scale_alpha), gradients * scale), dtype)
+
+
+@ignoring_fp_errors
+def softsign(features: np.ndarray) -> np.ndarray:
+    """Softsign ``x / (|x| + 1)``."""
+    features = np.asarray(features)
+    return _out(features / (np.abs(features) + features.dtype.type(1)), features.dtype)
+
+
+@ignoring_fp_errors
+def softsign_grad(gradients: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """SoftsignGrad ``dy / (|x| + 1) ** 2``."""
+    _same_shape(gradients, features, "SoftsignGrad")
+    dtype = gradients.dtype
+    return _out(gradients / np.square(np.abs(features) + dtype.type(1)), dtype)
+
+
+def _depth_window_sum(t: np.ndarray, radius: int) -> np.ndarray:
+    """Per element, the sum of ``t`` over depths ``d - radius .. d + radius`` (clipped to the depth dim)."""
+    depth = t.shape[-1]
+    padded = np.concatenate([np.zeros(t.shape[:-1] + (1,), t.dtype), np.cumsum(t, axis=-1)], axis=-1)
+    hi = np.minimum(np.arange(depth) + radius + 1, depth)
+    lo = np.maximum(np.arange(depth) - radius, 0)
+    return padded[..., hi] - padded[..., lo]
+
+
+@ignoring_fp_errors
+def lrn(
+    input: np.ndarray,  # noqa: A002  (TF's arg name)
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+) -> np.ndarray:
+    """Local response normalization: ``x / (bias + alpha * sum(x ** 2 over the depth window)) ** beta``."""
+    if input.ndim != 4:
+        raise invalid_argument("in must be 4-dimensional")
+    x = input.astype(np.float64)
+    norm = bias + alpha * _depth_window_sum(x * x, int(depth_radius))
+    return (x / norm**beta).astype(input.dtype)
+
+
+@ignoring_fp_errors
+def lrn_grad(
+    input_grads: np.ndarray,
+    input_image: np.ndarray,
+    output_image: np.ndarray,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+) -> np.ndarray:
+    """LRNGrad: the gradient of LRN at ``input_image`` (whose result was ``output_image``) for ``input_grads``."""
+    if input_grads.ndim != 4 or input_image.ndim != 4:
+        raise invalid_argument("inputs must be 4-dimensional")
+    if not input_grads.shape == input_image.shape == output_image.shape:
+        raise invalid_argument("input_grads, input_image, and out_image should have the same shape")
+    radius = int(depth_radius)
+    dy, x, y = (t.astype(np.float64) for t in (input_grads, input_image, output_image))
+    norm = bias + alpha * _depth_window_sum(x * x, radius)
+    through_norms = _depth_window_sum(dy * y / norm, radius)
+    return (dy * norm**-beta - 2.0 * alpha * beta * x * through_norms).astype(input_grads.dtype)
+
+
 @ignoring_fp_errors
 def softplus(features: np.ndarray) -> np.ndarray:
     """Softplus ``log(exp(x) + 1)``: ``x`` for large x, ``exp(x)`` for very negative x (TF's thresholds)."""
@@ -672,6 +758,12 @@ OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "LeakyReluGrad": leaky_relu_grad,
     "Softplus": softplus,
     "SoftplusGrad": softplus_grad,
+    "Selu": selu,
+    "SeluGrad": selu_grad,
+    "LRN": lrn,
+    "LRNGrad": lrn_grad,
+    "Softsign": softsign,
+    "SoftsignGrad": softsign_grad,
     "BiasAddGrad": bias_add_grad,
     "Conv2DBackpropInput": conv2d_backprop_input,
     "Conv2DBackpropFilter": conv2d_backprop_filter,
@@ -692,6 +784,9 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "LeakyReluGrad": {"T": _REAL},
     "Softplus": {"T": "FLOATS"},
     "SoftplusGrad": {"T": "FLOATS"},
+    **{op: {"T": "FLOATS"} for op in ("Selu", "SeluGrad", "Softsign", "SoftsignGrad")},
+    "LRN": {"T": "float16 float32"},
+    "LRNGrad": {"T": "float16 float32"},
     "BiasAddGrad": {"T": "FLOATS INTS UINTS COMPLEX"},
     "Conv2DBackpropInput": {"T": "FLOATS int32"},
     "Conv2DBackpropFilter": {"T": "FLOATS"},

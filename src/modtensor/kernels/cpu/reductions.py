@@ -68,6 +68,20 @@ def reduce_sum(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndar
     return _reduce(np.add.reduce, input, axis, keep_dims)
 
 
+def euclidean_norm(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
+    """``sqrt(sum(x * conj(x)))`` over the given axes; integer results are truncated, as TF's."""
+    x = input if type(input) is np.ndarray else np.asarray(input)
+    axes = reduction_axes(x.ndim, axis)
+    if np.iscomplexobj(x):
+        out = np.sqrt(np.sum(x * np.conj(x), axis=axes, keepdims=keep_dims))
+    else:
+        wide = x.astype(np.float64) if x.dtype.kind in "iu" or x.dtype in HALF_TYPES else x
+        out = np.sqrt(np.sum(wide * wide, axis=axes, keepdims=keep_dims))
+        if x.dtype.kind in "iu":
+            out = np.trunc(out)
+    return np.asarray(out).astype(x.dtype)
+
+
 def reduce_prod(input: np.ndarray, axis: Any, keep_dims: bool = False) -> np.ndarray:  # noqa: A002
     """Prod over the given axes; empty products are 1."""
     return _reduce(np.multiply.reduce, input, axis, keep_dims)

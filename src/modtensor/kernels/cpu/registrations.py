@@ -182,6 +182,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
         "T": "FLOATS INTS UINTS COMPLEX",
         "Tidx": "int32 int64",
     },
+    "EuclideanNorm": {"T": "FLOATS INTS UINTS COMPLEX", "Tidx": "int32 int64"},
     "Tanh": {"T": "FLOATS COMPLEX"},
     "Tile": {"Tmultiples": "int32 int64"},
     "Transpose": {"T": "FLOATS INTS UINTS bool COMPLEX string float8_e4m3fn float8_e5m2"},

@@ -168,7 +168,23 @@ def cumprod(x: np.ndarray, axis: np.ndarray, exclusive: bool = False, reverse: b
     return _scan(np.multiply, x, axis, exclusive, reverse)
 
 
+@ignoring_fp_errors
+def cumulative_logsumexp(x: np.ndarray, axis: np.ndarray, exclusive: bool = False, reverse: bool = False) -> np.ndarray:
+    """CumulativeLogsumexp: running ``log(sum(exp(x)))`` along ``axis`` (``exclusive``: starting at -inf)."""
+    x = np.asarray(x)
+    wide = x.astype(np.float64)
+    out = _scan(np.logaddexp, wide, axis, False, reverse)
+    if exclusive:
+        a = int(axis) % x.ndim
+        out = np.flip(out, a) if reverse else out
+        start = np.full_like(np.take(out, [0], axis=a), -np.inf)
+        out = np.concatenate([start, np.take(out, range(out.shape[a] - 1), axis=a)], axis=a)
+        out = np.flip(out, a) if reverse else out
+    return np.ascontiguousarray(out.astype(x.dtype))
+
+
 OP_FUNCTIONS: dict[str, Any] = {
+    "CumulativeLogsumexp": cumulative_logsumexp,
     "SegmentSum": segment_sum,
     "SegmentMean": segment_mean,
     "SegmentProd": segment_prod,
@@ -184,6 +200,7 @@ OP_FUNCTIONS: dict[str, Any] = {
 _WITH_COMPLEX = {"T": "FLOATS INTS UINTS COMPLEX"}
 _REAL = {"T": "FLOATS INTS UINTS"}
 CPU_TYPE_CONSTRAINTS = {
+    "CumulativeLogsumexp": {"T": "FLOATS", "Tidx": "int32 int64"},
     **{op: {**_WITH_COMPLEX, "Tindices": "int32 int64"} for op in ("SegmentSum", "SegmentMean", "SegmentProd")},
     **{op: {**_REAL, "Tindices": "int32 int64"} for op in ("SegmentMax", "SegmentMin")},
     "UnsortedSegmentSum": {**_WITH_COMPLEX, "Tindices": "int16 int32 int64"},
