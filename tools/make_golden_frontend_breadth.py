@@ -14,7 +14,6 @@ functions reused): ``tf.einsum``, ``tf.tensordot``, ``tf.gather_nd``, ``tf.scatt
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import make_golden_frontend_ops as base  # noqa: E402
 import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "frontend_breadth"
 
@@ -235,23 +233,7 @@ CASES: list[tuple[str, str, str]] = [
 
 
 def main() -> int:
-    ids = [c[0] for c in CASES]
-    assert len(ids) == len(set(ids)), "duplicate case ids"
-    OUT.mkdir(parents=True, exist_ok=True)
-    graph, eager = {}, {}
-    for case_id, code, modes in CASES:
-        if "g" in modes:
-            graph[case_id] = {"code": code, **base.graph_case(code)}
-        if "e" in modes:
-            with tf.device("/CPU:0"):
-                eager[case_id] = {"code": code, **base.eager_case(code)}
-    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_frontend_breadth.py"}
-    modules = ("tf.linalg", "tf.image", "tf.strings")
-    names = {m: sorted(n for n in dir(eval(m)) if not n.startswith("_")) for m in modules}  # noqa: S307
-    (OUT / "api_names.json").write_text(json.dumps({"meta": meta, "names": names}, indent=0) + "\n")
-    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
-        (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
-    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    base.record_snippets(CASES, OUT, "tools/make_golden_frontend_breadth.py", ("tf.linalg", "tf.image", "tf.strings"))
     return 0
 
 

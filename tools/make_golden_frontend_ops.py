@@ -519,26 +519,33 @@ def _one_case_per_line(doc: dict) -> str:
     return f'{{"meta": {json.dumps(doc["meta"], **compact)},\n "cases": {{\n{cases}\n }}\n}}\n'
 
 
-def main() -> int:
-    ids = [c[0] for c in CASES]
+def record_snippets(cases: list[tuple[str, str, str]], out: Path, generated_by: str,
+                    name_modules: tuple[str, ...] = ()) -> dict:  # fmt: skip
+    """Run each ``(case id, code, modes)`` snippet in graph ("g") and eager ("e") mode and write ``out``'s
+    ``graph_cases.json`` and ``eager_cases.json`` (and ``api_names.json`` of ``name_modules``, TF's public names);
+    the sibling generators share it. Returns the files' ``meta``."""
+    ids = [c[0] for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     graph, eager = {}, {}
-    for case_id, code, modes in CASES:
+    for case_id, code, modes in cases:
         if "g" in modes:
             graph[case_id] = {"code": code, **graph_case(code)}
         if "e" in modes:
             with tf.device("/CPU:0"):
                 eager[case_id] = {"code": code, **eager_case(code)}
-    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_frontend_ops.py"}
-    names = {
-        module: sorted(n for n in dir(eval(module)) if not n.startswith("_"))
-        for module in ("tf", "tf.math", "tf.nn", "tf.random")
-    }
-    (OUT / "api_names.json").write_text(json.dumps({"meta": meta, "names": names}, indent=0) + "\n")
-    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
-        (OUT / name).write_text(_one_case_per_line({"meta": meta, "cases": cases}))
-    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    meta = {"tensorflow": tf.__version__, "generated_by": generated_by}
+    if name_modules:
+        names = {m: sorted(n for n in dir(eval(m)) if not n.startswith("_")) for m in name_modules}  # noqa: S307
+        (out / "api_names.json").write_text(json.dumps({"meta": meta, "names": names}, indent=0) + "\n")
+    for name, found in (("graph_cases.json", graph), ("eager_cases.json", eager)):
+        (out / name).write_text(_one_case_per_line({"meta": meta, "cases": found}))
+    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {out}")
+    return meta
+
+
+def main() -> int:
+    record_snippets(CASES, OUT, "tools/make_golden_frontend_ops.py", ("tf", "tf.math", "tf.nn", "tf.random"))
     return 0
 
 

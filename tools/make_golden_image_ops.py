@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
 import make_golden_frontend_ops as base  # noqa: E402
-import tensorflow as tf  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "image_ops"
 
@@ -194,20 +193,7 @@ CASES: list[tuple[str, str, str]] = [
 
 
 def main() -> int:
-    ids = [c[0] for c in CASES]
-    assert len(ids) == len(set(ids)), "duplicate case ids"
-    OUT.mkdir(parents=True, exist_ok=True)
-    graph, eager = {}, {}
-    for case_id, code, modes in CASES:
-        if "g" in modes:
-            graph[case_id] = {"code": code, **base.graph_case(code)}
-        if "e" in modes:
-            with tf.device("/CPU:0"):
-                eager[case_id] = {"code": code, **base.eager_case(code)}
-    meta = {"tensorflow": tf.__version__, "generated_by": "tools/make_golden_image_ops.py"}
-    for name, cases in (("graph_cases.json", graph), ("eager_cases.json", eager)):
-        (OUT / name).write_text(base._one_case_per_line({"meta": meta, "cases": cases}))
-    print(f"wrote {len(graph)} graph cases and {len(eager)} eager cases to {OUT}")
+    base.record_snippets(CASES, OUT, "tools/make_golden_image_ops.py")
     return 0
 
 
