@@ -10,7 +10,7 @@ nodes, control inputs and static shapes), eagerly and in ``tf.function`` (values
 results (``tf.nest``'s) are compared through ``tf.constant(str(...))``. Writes ``tests/golden/namespace_core/``
 (``graph_cases.json``, ``eager_cases.json``), read by ``tests/api/test_namespace_core_golden.py``, and under
 ``ops/`` the files ``tools/make_golden_op_breadth.py`` writes (OpDefs, CPU kernel constraints, shape and kernel
-cases) for the ops added with these names (the stateless random ops).
+cases) for the ops added with these names (the stateless random ops, TruncatedNormal, RandomShuffle, EnsureShape).
 """
 
 from __future__ import annotations
@@ -183,6 +183,56 @@ CASES: list[tuple[str, str, str]] = [
      "tf.random.stateless_normal(tf.constant([4]), seed=tf.constant([2, 3]), mean=tf.constant(2.0),"
      " stddev=tf.constant(3.0))", "ge"),
     ("core_stateless_normal_ph", "tf.random.stateless_normal(ph(tf.int32, [3]), seed=[1, 1])", "g"),
+    # ------------------------------------------------------------------ tf.random.truncated_normal (TruncatedNormal)
+    ("core_truncated_normal", "tf.random.truncated_normal([3, 5], seed=7)", "ge"),
+    ("core_truncated_normal_args",
+     "tf.random.truncated_normal([4, 9], mean=3.0, stddev=0.5, dtype=tf.float64, seed=11, name='tn')", "ge"),
+    ("core_truncated_normal_global_seed",
+     "tf.random.set_seed(5)\na = tf.random.truncated_normal([7])\nb = tf.random.truncated_normal([7])\n"
+     "tf.concat([a, b], 0)", "ge"),
+    ("core_truncated_normal_half", "tf.random.truncated_normal([6], dtype=tf.float16, seed=3)", "ge"),
+    ("core_truncated_normal_tensor_shape", "tf.random.truncated_normal(tf.constant([2, 3], tf.int64), seed=9)", "ge"),
+    ("core_truncated_normal_ph", "tf.random.truncated_normal(ph(tf.int32, [2]), seed=1)", "g"),
+    ("core_truncated_normal_function",
+     "tf.random.set_seed(2)\n@tf.function\ndef f(x):\n  return tf.random.truncated_normal([5], seed=4) + x\n"
+     "a = f(tf.constant(1.0))\nb = f(tf.constant(1.0))\ntf.concat([a, b], 0)", "e"),
+    ("core_truncated_normal_bad_dtype", "tf.random.truncated_normal([2], dtype=tf.int32, seed=1)", "ge"),
+    ("core_truncated_normal_negative_dim", "tf.random.truncated_normal([2, -3], seed=1)", "e"),
+    ("core_truncated_normal_raw",
+     "tf.raw_ops.TruncatedNormal(shape=tf.constant([3, 3]), dtype=tf.float32, seed=1, seed2=2)", "ge"),
+    # ------------------------------------------------------------------ tf.random.shuffle (RandomShuffle)
+    ("core_shuffle", "tf.random.shuffle(tf.range(10), seed=7)", "ge"),
+    ("core_shuffle_rows", "tf.random.shuffle(tf.reshape(tf.range(24.0), [8, 3]), seed=3, name='sh')", "ge"),
+    ("core_shuffle_global_seed",
+     "tf.random.set_seed(5)\na = tf.random.shuffle(tf.range(37))\nb = tf.random.shuffle(tf.range(37))\n"
+     "tf.stack([a, b])", "ge"),
+    ("core_shuffle_strings", "tf.random.shuffle(tf.constant(['a', 'b', 'c', 'd', 'e']), seed=2)", "ge"),
+    ("core_shuffle_scalar_and_one_row",
+     "tf.random.shuffle(tf.constant(3), seed=1), tf.random.shuffle(tf.ones([1, 4]), seed=1)", "ge"),
+    ("core_shuffle_ph", "tf.random.shuffle(ph(tf.float32, [None, 2]), seed=1)", "g"),
+    ("core_shuffle_function",
+     "tf.random.set_seed(2)\n@tf.function\ndef f(x):\n  return tf.random.shuffle(x, seed=4)\n"
+     "a = f(tf.range(9))\nb = f(tf.range(9))\ntf.stack([a, b])", "e"),
+    # ------------------------------------------------------------------ tf.ensure_shape (EnsureShape)
+    ("core_ensure_shape", "tf.ensure_shape(tf.constant([[1.0, 2.0, 3.0]]), [None, 3])", "ge"),
+    ("core_ensure_shape_ph", "tf.ensure_shape(ph(tf.float32, [None, 3]), [4, None], name='es')", "g"),
+    ("core_ensure_shape_unknown_rank", "tf.ensure_shape(ph(tf.float32, None), [4, None])", "g"),
+    ("core_ensure_shape_tensor_shape", "tf.ensure_shape(ph(tf.int32, [2, None]), tf.TensorShape([None, 5]))", "g"),
+    ("core_ensure_shape_none_known_rank", "tf.ensure_shape(ph(tf.float32, [None, 3]), None)", "g"),
+    ("core_ensure_shape_static_mismatch", "tf.ensure_shape(ph(tf.float32, [None, 3]), [2, 2])", "g"),
+    ("core_ensure_shape_rank_mismatch", "tf.ensure_shape(ph(tf.float32, [None, 3]), [3])", "g"),
+    ("core_ensure_shape_eager_mismatch", "tf.ensure_shape(tf.constant([1, 2, 3]), [3, 3])", "e"),
+    ("core_ensure_shape_eager_dim", "tf.ensure_shape(tf.constant([[1, 2, 3]]), [None, 2])", "e"),
+    ("core_ensure_shape_strings", "tf.ensure_shape(tf.constant(['a', 'b']), [2])", "ge"),
+    ("core_ensure_shape_function",
+     "@tf.function(input_signature=[tf.TensorSpec([None, None])])\ndef f(x):\n  return tf.ensure_shape(x, [None, 3])\n"
+     "f(tf.ones([2, 3]))", "e"),
+    ("core_ensure_shape_function_fails",
+     "@tf.function(input_signature=[tf.TensorSpec([None, None])])\ndef f(x):\n  return tf.ensure_shape(x, [None, 3])\n"
+     "f(tf.ones([2, 2]))", "e"),
+    ("core_ensure_shape_gradient",
+     "x = tf.constant([1.0, 2.0])\nwith tf.GradientTape() as t:\n  t.watch(x)\n  y = tf.ensure_shape(x * x, [2])\n"
+     "t.gradient(y, x)", "e"),
     ("core_stateless_get_key_counter", "tf.raw_ops.StatelessRandomGetKeyCounter(seed=tf.constant([1, 2], tf.int64))",
      "ge"),
 ]  # fmt: skip
@@ -193,6 +243,9 @@ OPS = [
     "StatelessRandomUniformV2",
     "StatelessRandomNormalV2",
     "StatelessRandomUniformIntV2",
+    "TruncatedNormal",
+    "RandomShuffle",
+    "EnsureShape",
 ]
 
 
@@ -252,6 +305,31 @@ def write_op_goldens() -> int:
     for seed in ([1, 2], [-5, 2**40], [0, 0]):
         kernel_case("StatelessRandomGetKeyCounter", np.array(seed, np.int64))
     kernel_case("StatelessRandomGetKeyCounter", np.array([11, 12], np.int32))
+    shape_case("TruncatedNormal", C([2, 3], "int32"), dtype="float64")
+    shape_case("TruncatedNormal", P([3], "int64"), dtype="float32")
+    shape_case("TruncatedNormal", P([None], "int32"), dtype="float16")
+    shape_case("TruncatedNormal", P([2, 1], "int32"), dtype="float32")
+    for dtype in (np.float16, np.float32, np.float64):
+        kernel_case("TruncatedNormal", np.array([3, 5], np.int32), dtype=dtype, seed=1, seed2=2)
+    kernel_case("TruncatedNormal", np.array([257], np.int64), dtype=np.float32, seed=87654321, seed2=5)
+    kernel_case("TruncatedNormal", np.array([33, 7], np.int32), dtype=np.float64, seed=2**40 + 3, seed2=9)
+    kernel_case("TruncatedNormal", np.array([2, 0], np.int32), dtype=np.float32, seed=1, seed2=1)
+    kernel_case("TruncatedNormal", np.array([-1], np.int32), dtype=np.float32, seed=1, seed2=1)
+    shape_case("RandomShuffle", P([None, 3], "float32"))
+    shape_case("RandomShuffle", P(None, "int32"))
+    shape_case("RandomShuffle", P([], "string"))
+    for value in (np.arange(10, dtype=np.int32), np.arange(30.0).reshape(10, 3), np.array([b"x", b"y", b"z"], object),
+                  np.array([True, False, True, True]), np.zeros((0, 2), np.float32), np.float32(4.0),
+                  np.arange(513, dtype=np.int64), np.ones((1, 5), np.float16)):  # fmt: skip
+        kernel_case("RandomShuffle", value, seed=3, seed2=4)
+    for shape, attr in (([None, 3], [4, None]), (None, [4, None]), ([None, 3], None), ([None, 3], [2, 2]),
+                        ([2, 3], [2]), ([], []), (None, None), ([2, None], [None, 5])):  # fmt: skip
+        shape_case("EnsureShape", P(shape, "float32"), shape=attr)
+    kernel_case("EnsureShape", np.ones((2, 3), np.float32), shape=[None, 3])
+    kernel_case("EnsureShape", np.array([b"a", b"b"], object), shape=[2])
+    kernel_case("EnsureShape", np.arange(6, dtype=np.int64).reshape(2, 3), shape=None)
+    kernel_case("EnsureShape", np.ones((2, 2), np.float32), shape=[None, 3])
+    kernel_case("EnsureShape", np.ones((3,), np.int32), shape=[3, 3])
     breadth.write_op_defs()
     breadth.write_shape_cases()
     return breadth.kernel_gen.write_cases(breadth.KERNEL_CASES, breadth.OUT / "kernels")

@@ -1,4 +1,5 @@
-"""Record TensorFlow's stateful random streams: consecutive calls of one RandomUniform / RandomStandardNormal kernel.
+"""Record TensorFlow's stateful random streams: consecutive calls of one RandomUniform / RandomStandardNormal /
+TruncatedNormal kernel.
 
 A v1 Session keeps each node's kernel between runs, so its three runs are the kernel's calls 0, 1 and 2 (TF
 advances the stream by 256 blocks per output element per call). The shapes are fed, one node per (op, dtype,
@@ -32,7 +33,7 @@ def main() -> None:
     with graph.as_default():
         shape = tf.compat.v1.placeholder(tf.int32, [None], name="shape")
         nodes = []
-        for op in ("RandomUniform", "RandomStandardNormal"):
+        for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
             for dtype in (tf.float32, tf.float64):
                 for seed, seed2 in SEEDS:
                     name = f"{op}_{dtype.name}_{seed}_{seed2}"

@@ -1,5 +1,5 @@
-/* RandomUniform and RandomStandardNormal (float32, float64): TensorFlow's stateful Philox4x32-10 streams, bit for
- * bit.
+/* RandomUniform, RandomStandardNormal and TruncatedNormal (float32, float64): TensorFlow's stateful Philox4x32-10
+ * streams, bit for bit.
  *
  * The stream of a kernel is keyed by its (seed, seed2) attrs: key = the two 32-bit halves of seed, counter words
  * 2-3 = the halves of seed2, words 0-1 count 128-bit blocks. Like TF's kernel object, each call reserves
@@ -7,7 +7,10 @@
  * 4 uniform floats (the low 23 bits of each word as a mantissa in [1, 2), minus 1), 2 uniform doubles (20 bits of
  * the first word and all of the second), and through Box-Muller 4 float or 2 double normals: u1 = max(uniform,
  * 1e-7), v1 = 2 pi u2 (the product in double, as TF's C++ computes it), r = sqrt(-2 log u1), (sin v1 r,
- * cos v1 r) with the C library's sincos, as TF's Linux build. Seeds 0 and 0 draw fresh seeds once per kernel.
+ * cos v1 r) with the C library's sincos, as TF's Linux build. TruncatedNormal fills groups of 4 outputs (2 for
+ * double); group g starts reading at block g * 256 (128 for double) of the call's first block and keeps, in order,
+ * the Box-Muller normals of magnitude below 2 until the group is full (TF's variable-samples-per-output tasks).
+ * Seeds 0 and 0 draw fresh seeds once per kernel.
  * Other dtypes (half, bfloat16) stay with the numpy kernels (kernels/cpu/random.py). */
 #define _GNU_SOURCE
 #include <math.h>
@@ -23,9 +26,11 @@ typedef struct {
   uint64_t seed, seed2;
   uint64_t next_block; /* the block this kernel's next call starts at */
   pthread_mutex_t lock;
-  int normal;
+  int kind; /* KIND_UNIFORM, KIND_NORMAL, KIND_TRUNCATED */
   TF_DataType dtype;
 } RandomKernel;
+
+enum { KIND_UNIFORM, KIND_NORMAL, KIND_TRUNCATED };
 
 static void philox(uint64_t seed, uint64_t seed2, uint64_t counter, uint32_t out[4]) {
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
@@ -102,26 +107,58 @@ typedef struct {
   void* out;
 } FillJob;
 
+/* Output group b of TruncatedNormal: its values from its own run of blocks, rejecting |x| >= 2. */
+static void truncated_group(const FillJob* j, int64_t b, int per) {
+  int64_t at = b * per, take = j->n - at < per ? j->n - at : per;
+  uint64_t counter = j->first + (uint64_t)b * (uint64_t)(per * 256 / 4);
+  double kept[4];
+  int have = 0;
+  uint32_t w[4];
+  while (have < per) {
+    philox(j->k->seed, j->k->seed2, counter++, w);
+    double v[4];
+    int count = per == 4 ? 4 : 2;
+    if (per == 4) {
+      float f[4];
+      block_float(w, 1, f);
+      for (int i = 0; i < 4; ++i) v[i] = f[i];
+    } else {
+      block_double(w, 1, v);
+    }
+    for (int i = 0; i < count && have < per; ++i) {
+      if (fabs(v[i]) < 2.0) kept[have++] = v[i];
+    }
+  }
+  for (int64_t i = 0; i < take; ++i) {
+    if (per == 4) ((float*)j->out)[at + i] = (float)kept[i];
+    else ((double*)j->out)[at + i] = kept[i];
+  }
+}
+
 static void fill_blocks(void* p, int64_t begin, int64_t end) {
   const FillJob* j = (const FillJob*)p;
   const int per = j->k->dtype == TF_FLOAT ? 4 : 2;
   uint32_t w[4];
   for (int64_t b = begin; b < end; ++b) {
+    if (j->k->kind == KIND_TRUNCATED) {
+      truncated_group(j, b, per);
+      continue;
+    }
     philox(j->k->seed, j->k->seed2, j->first + (uint64_t)b, w);
     int64_t at = b * per, take = j->n - at < per ? j->n - at : per;
     if (per == 4) {
       float v[4];
-      block_float(w, j->k->normal, v);
+      block_float(w, j->k->kind == KIND_NORMAL, v);
       memcpy((float*)j->out + at, v, (size_t)take * sizeof(float));
     } else {
       double v[2];
-      block_double(w, j->k->normal, v);
+      block_double(w, j->k->kind == KIND_NORMAL, v);
       memcpy((double*)j->out + at, v, (size_t)take * sizeof(double));
     }
   }
 }
 
-static void* random_create_kind(TF_OpKernelConstruction* ctx, int normal) {
+static void* random_create_kind(TF_OpKernelConstruction* ctx, int kind) {
   RandomKernel* k = (RandomKernel*)calloc(1, sizeof *k);
   if (k == NULL) {
     mtk_fail_construction(ctx, TF_RESOURCE_EXHAUSTED, "out of memory creating a random kernel");
@@ -151,13 +188,14 @@ static void* random_create_kind(TF_OpKernelConstruction* ctx, int normal) {
   }
   k->seed = (uint64_t)seed;
   k->seed2 = (uint64_t)seed2;
-  k->normal = normal;
+  k->kind = kind;
   pthread_mutex_init(&k->lock, NULL);
   return k;
 }
 
-static void* uniform_create(TF_OpKernelConstruction* ctx) { return random_create_kind(ctx, 0); }
-static void* normal_create(TF_OpKernelConstruction* ctx) { return random_create_kind(ctx, 1); }
+static void* uniform_create(TF_OpKernelConstruction* ctx) { return random_create_kind(ctx, KIND_UNIFORM); }
+static void* normal_create(TF_OpKernelConstruction* ctx) { return random_create_kind(ctx, KIND_NORMAL); }
+static void* truncated_create(TF_OpKernelConstruction* ctx) { return random_create_kind(ctx, KIND_TRUNCATED); }
 
 static void random_destroy(void* p) {
   RandomKernel* k = (RandomKernel*)p;
@@ -209,7 +247,7 @@ static void random_compute(void* state, TF_OpKernelContext* ctx) {
   if (n == 0) goto done;
   FillJob job = {k, first, n, TF_TensorData(y)};
   const int per = k->dtype == TF_FLOAT ? 4 : 2;
-  mtk_parallel_for((n + per - 1) / per, k->normal ? 2048 : 8192, fill_blocks, &job);
+  mtk_parallel_for((n + per - 1) / per, k->kind == KIND_UNIFORM ? 8192 : 2048, fill_blocks, &job);
 done:
   TF_DeleteTensor(shape);
   TF_DeleteTensor(y);
@@ -236,4 +274,6 @@ void mtk_register_random(TF_Status* s) {
   if (TF_GetCode(s) == TF_OK) {
     register_one("MtkRandomStandardNormalF64", "RandomStandardNormal", normal_create, TF_DOUBLE, s);
   }
+  if (TF_GetCode(s) == TF_OK) register_one("MtkTruncatedNormal", "TruncatedNormal", truncated_create, TF_FLOAT, s);
+  if (TF_GetCode(s) == TF_OK) register_one("MtkTruncatedNormalF64", "TruncatedNormal", truncated_create, TF_DOUBLE, s);
 }

@@ -249,6 +249,7 @@ _CORE_NAMES = {
     "make_ndarray": ("modtensor.api.tensor_util", "make_ndarray"),
     "make_tensor_proto": ("modtensor.api.tensor_util", "make_tensor_proto"),
     "nest": ("modtensor.nest", None),
+    "ensure_shape": ("modtensor.api.check_ops", "ensure_shape"),
 }
 _LAZY.update(_CORE_NAMES)
 __all__ += list(_CORE_NAMES)  # noqa: PLE0605 - names loaded on first use

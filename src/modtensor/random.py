@@ -1,7 +1,7 @@
-"""``modtensor.random``: TensorFlow's ``tf.random`` names (seeded ``normal``/``uniform``, ``set_seed``, the
-stateless ``stateless_uniform``/``stateless_normal``)."""
+"""``modtensor.random``: TensorFlow's ``tf.random`` names (seeded ``normal``/``truncated_normal``/``uniform``/
+``shuffle``, ``set_seed``, the stateless ``stateless_uniform``/``stateless_normal``)."""
 
-from modtensor.api.random_ops import normal, set_seed, uniform
+from modtensor.api.random_ops import normal, set_seed, shuffle, truncated_normal, uniform
 from modtensor.api.stateless_random_ops import stateless_normal, stateless_uniform
 
-__all__ = ["normal", "set_seed", "stateless_normal", "stateless_uniform", "uniform"]
+__all__ = ["normal", "set_seed", "shuffle", "stateless_normal", "stateless_uniform", "truncated_normal", "uniform"]

@@ -86,7 +86,7 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
     registry = global_kernel_registry()
     # (_MklLayerNorm's OpDef allows no float64: TF's; its numpy kernel serves half types, checked elsewhere)
     fused = {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm"}
-    random = {"RandomStandardNormal", "RandomUniform"}  # their type attr is dtype; float64 is native too
+    random = {"RandomStandardNormal", "RandomUniform", "TruncatedNormal"}  # type attr dtype; float64 is native too
     for op in sorted(NATIVE_FALLBACK_OPS - fused):
         attr = "dtype" if op in random else "T"
         node = node_def_pb2.NodeDef(name="n", op=op)

@@ -21,13 +21,14 @@ from modtensor.api import array_ops, context, math_ops
 from modtensor.api.dispatch import apply_op
 from modtensor.api.logging_ops import apply_stateful_op
 from modtensor.api.op_scope import constant_value, convert_to_tensor, op_scope
-from modtensor.framework import dtypes, errors
+from modtensor.framework import dtypes, errors, tensor_shape
 from modtensor.framework.graph import get_default_graph
 from modtensor.framework.tensor import Tensor
 
 __all__ = [
     "Assert",
     "check_numerics",
+    "ensure_shape",
     "assert_equal",
     "assert_greater",
     "assert_greater_equal",
@@ -696,3 +697,11 @@ def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor
     """``tensor`` unchanged, or TF's InvalidArgumentError (``message : Tensor had NaN values``) when it holds a NaN
     or an infinity (the ``CheckNumerics`` op, so a graph checks when it runs)."""
     return apply_op("CheckNumerics", name=name, tensor=tensor, message=message)
+
+
+# Added with tf.ensure_shape.
+def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
+    """``x`` with its static shape merged with ``shape``, checked again at run time (``EnsureShape``)."""
+    if not isinstance(shape, tensor_shape.TensorShape):
+        shape = tensor_shape.TensorShape(shape)
+    return apply_op("EnsureShape", input=x, shape=shape, name=name)

@@ -1,4 +1,4 @@
-"""``tf.random``: seeded ``normal`` and ``uniform`` and TensorFlow's seed rules (``set_seed``, op seeds).
+"""``tf.random``: seeded ``normal``, ``truncated_normal``, ``uniform`` and TF's seed rules (``set_seed``, op seeds).
 
 The numbers equal TensorFlow's for the same seeds: the CPU kernels draw TF's Philox
 stream for the (seed, seed2) attrs, and :func:`get_seed` derives those attrs as TF's
@@ -110,6 +110,31 @@ def normal(
         mul = math.multiply(rnd, stddev_t, name="mul")
         return math.add(mul, mean_t, name=scope)
 
+
+def truncated_normal(
+    shape: Any,
+    mean: Any = 0.0,
+    stddev: Any = 1.0,
+    dtype: Any = dtypes.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Samples of N(``mean``, ``stddev``**2) cut at two standard deviations (``TruncatedNormal * stddev + mean``)."""
+    with op_scope(name, "truncated_normal", [shape, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        seed1, seed2 = get_seed(seed)
+        rnd = apply_op("TruncatedNormal", shape=shape_t, dtype=dtype, seed=seed1 or 0, seed2=seed2 or 0)
+        mul = math.multiply(rnd, stddev_t, name="mul")
+        return math.add(mul, mean_t, name=scope)
+
+
+
+def shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:
+    """``value`` randomly permuted along its first dimension (``RandomShuffle``)."""
+    seed1, seed2 = get_seed(seed)
+    return apply_op("RandomShuffle", value=value, seed=seed1 or 0, seed2=seed2 or 0, name=name)
 
 _UNIFORM_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 

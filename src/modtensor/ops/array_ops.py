@@ -1016,3 +1016,27 @@ for _name, _amounts, _to_batch in (("SpaceToBatchND", "paddings", True), ("Batch
         .attr(f"T{_amounts}: {{int32, int64}} = DT_INT32")
         .set_shape_fn(_space_batch_shape(_to_batch))
     )
+
+
+# Added with tf.ensure_shape.
+def _ensure_shape_shape(ctx: InferenceContext) -> None:
+    """EnsureShape: the input, of the `shape` attr's rank, merged with the attr (TF's order: attr first)."""
+    desired = ctx.make_shape_from_shape_proto(ctx.get_attr("shape"))
+    rank = ctx.rank(desired)
+    given = ctx.input(0)
+    if rank is None:
+        if ctx.rank(given) is not None:  # TF's WithRank(input, -1): only an unknown-rank input passes
+            raise invalid(f"Shape must be rank -1 but is rank {ctx.rank(given)}")
+    else:
+        given = ctx.with_rank(given, rank)
+    ctx.set_output(0, ctx.merge(desired, given))
+
+
+(
+    register_op("EnsureShape")
+    .input("input: T")
+    .output("output: T")
+    .attr("shape: shape")
+    .attr("T: type")
+    .set_shape_fn(_ensure_shape_shape)
+)

@@ -1,8 +1,9 @@
-"""Random ops: RandomStandardNormal and RandomUniform (stateful; output shape from the `shape` input)."""
+"""Random ops: RandomStandardNormal, RandomUniform, TruncatedNormal (stateful; output shape = the `shape` input)."""
 
 from __future__ import annotations
 
 from modtensor.framework import errors
+from modtensor.framework.common_shapes import unchanged_shape
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
 from modtensor.ops._shape_errors import invalid
@@ -13,7 +14,7 @@ def _random_shape(ctx: InferenceContext) -> None:
     ctx.set_output(0, ctx.make_shape_from_shape_tensor(0))
 
 
-for _name in ("RandomStandardNormal", "RandomUniform"):
+for _name in ("RandomStandardNormal", "RandomUniform", "TruncatedNormal"):
     (
         register_op(_name)
         .input("shape: T")
@@ -52,4 +53,17 @@ def _random_uniform_int_shape(ctx: InferenceContext) -> None:
     .attr("T: {int32, int64}")
     .set_is_stateful()
     .set_shape_fn(_random_uniform_int_shape)
+)
+
+
+# Added with tf.random.shuffle.
+(
+    register_op("RandomShuffle")
+    .input("value: T")
+    .output("output: T")
+    .attr("seed: int = 0")
+    .attr("seed2: int = 0")
+    .attr("T: type")
+    .set_is_stateful()
+    .set_shape_fn(unchanged_shape)
 )

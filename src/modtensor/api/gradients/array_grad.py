@@ -81,6 +81,7 @@ def _reshape_to_input(op: Any, grad: Any) -> Any:
 
 
 @RegisterGradient("Identity")
+@RegisterGradient("EnsureShape")
 @RegisterGradient("Snapshot")
 @RegisterGradient("PlaceholderWithDefault")
 def _identity_grad(op: Any, grad: Any) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from modtensor.framework.gradient_registry import no_gradient
 
 for _op in (
-    "Assert", "PyFunc", "RandomStandardNormal", "RandomUniform", "RegexReplace", "StringJoin",
-    "StringToHashBucketFast", "StringToNumber",
+    "Assert", "PyFunc", "RandomShuffle", "RandomStandardNormal", "RandomUniform", "RegexReplace", "StringJoin",
+    "StringToHashBucketFast", "StringToNumber", "TruncatedNormal",
 ):  # fmt: skip
     no_gradient(_op)

@@ -147,6 +147,9 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "RandomStandardNormal": random.random_standard_normal,
     "RandomUniform": random.random_uniform,
     "RandomUniformInt": random.random_uniform_int,  # added with integer tf.random.uniform
+    "TruncatedNormal": random.truncated_normal,  # added with tf.random.truncated_normal
+    "RandomShuffle": random.random_shuffle,  # added with tf.random.shuffle
+    "EnsureShape": array.ensure_shape,  # added with tf.ensure_shape
 }
 
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.

@@ -432,3 +432,23 @@ def check_numerics(tensor: np.ndarray, message: str = "") -> np.ndarray:
             what = "Inf and NaN" if has_nan and has_inf else "NaN" if has_nan else "Inf"
             raise invalid_argument(f"{message} : Tensor had {what} values")
     return tensor
+
+
+# Added with tf.ensure_shape.
+def ensure_shape(x: Any, shape: Any, input_name: str = "input") -> np.ndarray:
+    """EnsureShape: ``x`` unchanged if its shape fits ``shape`` (None/-1 dims match any); else TF's error.
+
+    ``shape`` is a list (None for an unknown dim), None (unknown rank) or a TensorShapeProto;
+    ``input_name`` is the node's input as TF's message names it.
+    """
+    if shape is not None and not isinstance(shape, (list, tuple)):
+        shape = None if shape.unknown_rank else [int(d.size) for d in shape.dim]
+    x = np.asarray(x)
+    if shape is not None:
+        expected = [-1 if d is None else int(d) for d in shape]
+        if x.ndim != len(expected) or any(e >= 0 and e != d for d, e in zip(x.shape, expected, strict=True)):
+            want = "[" + ",".join("?" if e < 0 else str(e) for e in expected) + "]"
+            raise invalid_argument(
+                f"Shape of tensor {input_name} {shape_str(x.shape)} is not compatible with expected shape {want}."
+            )
+    return x

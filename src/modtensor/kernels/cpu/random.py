@@ -1,4 +1,4 @@
-"""Seeded random kernels RandomStandardNormal and RandomUniform, bit-compatible with TensorFlow's CPU streams.
+"""Seeded random kernels RandomStandardNormal, RandomUniform, TruncatedNormal: bit-compatible with TF's CPU streams.
 
 TF draws from Philox4x32-10 keyed by (seed, seed2): key = the two 32-bit
 halves of seed, counter words 2-3 = the halves of seed2. Each 128-bit block
@@ -192,3 +192,130 @@ def random_uniform_int(
         span = np.uint64((hi - lo) & 0xFFFFFFFFFFFFFFFF)
         vals = (np.uint64(lo & 0xFFFFFFFFFFFFFFFF) + bits % span).view(np.int64)
     return np.asarray(vals.reshape(dims), order="C")
+
+
+def _math(name: str, x: np.ndarray, dtype: Any) -> np.ndarray:
+    """``name`` (logf, sinf, cosf, log, sin, cos) elementwise in float64, rounded to ``dtype``.
+
+    TF's Linux kernels call the C library's functions; numpy's differ from them in the last bit for a few
+    arguments, so these kernels serve the half types (and everything when the native CPU kernel library,
+    which calls the C library itself and gives TF's bits, is absent).
+    """
+    fn = {"logf": np.log, "sinf": np.sin, "cosf": np.cos}.get(name) or getattr(np, name)
+    return fn(x.astype(np.float64)).astype(dtype)
+
+
+def _box_muller_float(w0: np.ndarray, w1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TF's BoxMullerFloat on word pairs: (sin, cos) float32 normals with libm's logf, sinf and cosf."""
+    u1 = np.maximum(_uniform_float(w0), np.float32(1e-7))
+    v1 = (2.0 * np.pi * _uniform_float(w1).astype(np.float64)).astype(np.float32)
+    r = np.sqrt(np.float32(-2.0) * _math("logf", u1, np.float32))
+    return _math("sinf", v1, np.float32) * r, _math("cosf", v1, np.float32) * r
+
+
+def _box_muller_double(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TF's BoxMullerDouble on the 4 words of each block (last axis): (sin, cos) float64 normals with libm."""
+    u1 = np.maximum(_uniform_double(b[..., 0], b[..., 1]), 1e-7)
+    v1 = 2.0 * np.pi * _uniform_double(b[..., 2], b[..., 3])
+    r = np.sqrt(-2.0 * _math("log", u1, np.float64))
+    return _math("sin", v1, np.float64) * r, _math("cos", v1, np.float64) * r
+
+
+# TF's FillPhiloxRandomTask for distributions with a variable number of samples per output: output group g
+# restarts the generator at block g * group_size * 256 / 4 (kReservedSamplesPerOutput = 256).
+_RESERVED_SAMPLES_PER_OUTPUT = 256
+
+
+def truncated_normal(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, skip: int = 0) -> np.ndarray:
+    """TruncatedNormal: N(0, 1) samples with |x| < 2, drawn by rejection as TF's TruncatedNormalDistribution.
+
+    Outputs come in groups (4 for float/half/bfloat16, 2 for double); each group reads Philox
+    words from its own start block, turns word pairs (float) or blocks (double) into two
+    Box-Muller normals and keeps, in order, those of magnitude below 2 until the group is full.
+    """
+    dims = _shape(shape)
+    dt = as_numpy_dtype(dtype)
+    n = int(np.prod(dims, dtype=np.int64))
+    if dt != np.float64 and dt != np.float32 and dt not in HALF_TYPES:
+        raise invalid_argument(f"TruncatedNormal does not support dtype {dt}")
+    k0, k1 = _seeds(seed, seed2)
+    group = 2 if dt == np.float64 else 4
+    stride = group * _RESERVED_SAMPLES_PER_OUTPUT // 4
+    num_groups = -(-n // group)
+    out = np.zeros((num_groups, group), dtype=np.float64 if dt == np.float64 else np.float32)
+    pending = np.arange(num_groups, dtype=np.int64)
+    width = 2  # blocks read per group in a pass; doubled for the groups that run short (rare)
+    with np.errstate(all="ignore"):
+        while pending.size:
+            # Blocks of the pending groups: group g uses counters skip + g * stride + [0, width).
+            starts = skip + pending * stride
+            blocks = _group_blocks(k0, k1, starts, width)  # [groups, width, 4]
+            if dt == np.float64:
+                s, c = _box_muller_double(blocks)  # [groups, width]
+            else:
+                pairs = blocks.reshape(len(pending), width * 2, 2)
+                s, c = _box_muller_float(pairs[..., 0], pairs[..., 1])
+            vals = np.stack([s, c], axis=-1).reshape(len(pending), -1)
+            keep = np.abs(vals) < 2.0
+            full = keep.sum(axis=1) >= group
+            rows = np.nonzero(full)[0]
+            if rows.size:
+                rank = np.cumsum(keep[rows], axis=1)
+                take = keep[rows] & (rank <= group)
+                out[pending[rows]] = vals[rows][take].reshape(-1, group)
+            pending = pending[~full]
+            width *= 2
+    return np.asarray(out.reshape(-1)[:n].astype(dt).reshape(dims), order="C")
+
+
+def _group_blocks(seed: int, seed2: int, starts: np.ndarray, width: int) -> np.ndarray:
+    """uint32 [len(starts), width, 4]: the Philox blocks at counters start .. start + width - 1 for each start."""
+    if starts.size == 0:
+        return np.zeros((0, width, 4), dtype=np.uint32)
+    counters = (starts[:, None] + np.arange(width, dtype=np.int64)[None, :]).reshape(-1)
+    return _philox_at(seed, seed2, counters).reshape(len(starts), width, 4)
+
+
+def _philox_at(seed: int, seed2: int, counters: np.ndarray) -> np.ndarray:
+    """uint32 [len(counters), 4]: Philox4x32-10 outputs at the given (non-negative) block counters."""
+    k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
+    c = counters.astype(np.uint64)
+    c0 = c & _MASK32
+    c1 = c >> np.uint64(32)
+    c2 = np.full_like(c0, seed2 & 0xFFFFFFFF)
+    c3 = np.full_like(c0, (seed2 >> 32) & 0xFFFFFFFF)
+    for _ in range(10):
+        p0 = _MUL_A * c0
+        p1 = _MUL_B * c2
+        hi0, lo0 = p0 >> np.uint64(32), p0 & _MASK32
+        hi1, lo1 = p1 >> np.uint64(32), p1 & _MASK32
+        c0, c1, c2, c3 = hi1 ^ c1 ^ np.uint64(k0), lo1, hi0 ^ c3 ^ np.uint64(k1), lo0
+        k0, k1 = (k0 + _KEY_A) & 0xFFFFFFFF, (k1 + _KEY_B) & 0xFFFFFFFF
+    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+
+
+def random_shuffle(value: Any, seed: int = 0, seed2: int = 0, skip: int = 0) -> np.ndarray:
+    """RandomShuffle: ``value`` permuted along dimension 0 as TF's kernel does for (seed, seed2) from block ``skip``.
+
+    TF swaps element i with i + (word_i % (n - i)) for i = 0 .. n - 2, word_i the i-th 32-bit
+    Philox word (one word per swap, no rejection); tensors with at most one element or one row
+    come back unchanged and draw nothing.
+    """
+    x = np.asarray(value)
+    if x.size <= 1 or x.shape[0] <= 1:
+        return x.copy()
+    n = x.shape[0]
+    k0, k1 = _seeds(seed, seed2)
+    words = philox_blocks(k0, k1, -(-(n - 1) // 4), skip).reshape(-1)[: n - 1].tolist()
+    perm = list(range(n))
+    for i, w in enumerate(words):
+        j = i + w % (n - i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return np.ascontiguousarray(x[np.array(perm, dtype=np.int64)])
+
+
+def random_shuffle_blocks(shape: tuple[int, ...]) -> int:
+    """The Philox blocks one RandomShuffle call on a tensor of ``shape`` reserves (TF: ReserveSamples32(n - 1))."""
+    if not shape or int(np.prod(shape, dtype=np.int64)) <= 1 or shape[0] <= 1:
+        return 0
+    return (shape[0] - 1 + 3) // 4

@@ -23,6 +23,7 @@ from modtensor.kernels.cpu import layer_norm as _layer_norm
 from modtensor.kernels.cpu import list_kernels as _list_kernels
 from modtensor.kernels.cpu import logging_kernels as _logging_kernels
 from modtensor.kernels.cpu import losses as _losses
+from modtensor.kernels.cpu import random as _random
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
 from modtensor.kernels.cpu.training_ops import register_training_cpu_kernels
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry, global_kernel_registry
@@ -34,6 +35,7 @@ __all__ = [
     "RandomKernel",
     "RandomUniformIntKernel",
     "SnapshotKernel",
+    "EnsureShapeKernel",
     "register_cpu_kernels",
 ]
 
@@ -49,7 +51,8 @@ NATIVE_FALLBACK_OPS = frozenset({
     "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod",
     "RandomStandardNormal", "RandomUniform", "RealDiv", "Reciprocal", "Relu", "Relu6", "ResizeArea", "ResizeBicubic",
     "ResizeBilinear", "ResizeNearestNeighbor", "Round", "Rsqrt", "SelectV2", "Sigmoid", "Softmax", "Sqrt", "Square",
-    "SquaredDifference", "Sub", "Sum", "Tanh", "Transpose", "_FusedConv2D", "_FusedDepthwiseConv2dNative",
+    "SquaredDifference", "Sub", "Sum", "Tanh", "Transpose", "TruncatedNormal", "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative",
     "_FusedMatMul", "_MklLayerNorm",
 })  # fmt: skip
 FALLBACK_PRIORITY = -1
@@ -154,6 +157,8 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "RandomStandardNormal": {"dtype": "FLOATS"},
     "RandomUniform": {"dtype": "FLOATS"},
     "RandomUniformInt": {"Tout": "int32 int64"},
+    "TruncatedNormal": {"dtype": "FLOATS"},
+    "RandomShuffle": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
     "Range": {"Tidx": "FLOATS int32 int64"},
     "RealDiv": {"T": "FLOATS COMPLEX"},
     "Reciprocal": {"T": "FLOATS COMPLEX"},
@@ -207,6 +212,19 @@ class SnapshotKernel(OpKernel):
             np.copyto(out, ctx.inputs[0])
 
 
+class EnsureShapeKernel(OpKernel):
+    """EnsureShape: ``array.ensure_shape`` with the node's input name (TF's message names it) and its `shape` attr."""
+
+    def __init__(self, ctx: OpKernelConstruction):
+        super().__init__(ctx)
+        self._shape = ctx.get_attr("shape")
+        self._input_name = ctx.node_def.input[0] if ctx.node_def.input else "input"
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Check the runtime shape against the attr and pass the input through."""
+        ctx.outputs[0] = OP_FUNCTIONS["EnsureShape"](ctx.inputs[0], self._shape, self._input_name)
+
+
 class RandomKernel(OpKernel):
     """RandomUniform / RandomStandardNormal: TF's stateful Philox stream, advanced per call as TF's kernel does.
 
@@ -250,9 +268,23 @@ class RandomUniformIntKernel(RandomKernel):
         ctx.outputs[0] = out
 
 
+class RandomShuffleKernel(RandomKernel):
+    """RandomShuffle: like RandomKernel, but a call reserves ceil((rows - 1) / 4) blocks, as TF's kernel does."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Shuffle the input's rows with the next words of this kernel's stream."""
+        value = ctx.inputs[0]
+        with self._lock:
+            skip = self._skip
+            self._skip += _random.random_shuffle_blocks(np.shape(value))
+        ctx.outputs[0] = _random.random_shuffle(value, seed=self._seed, seed2=self._seed2, skip=skip)
+
+
 _STATEFUL: dict[str, type[OpKernel]] = {
     "RandomUniform": RandomKernel,
     "RandomStandardNormal": RandomKernel,
+    "TruncatedNormal": RandomKernel,
+    "RandomShuffle": RandomShuffleKernel,
     "RandomUniformInt": RandomUniformIntKernel,
 }
 
