@@ -101,14 +101,7 @@ def normal(
     name: str | None = None,
 ) -> Tensor:
     """Samples of N(``mean``, ``stddev``**2) of ``shape`` (``RandomStandardNormal * stddev + mean``)."""
-    with op_scope(name, "random_normal", [shape, mean, stddev]) as scope:
-        shape_t = _shape_tensor(shape)
-        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        seed1, seed2 = get_seed(seed)
-        rnd = apply_op("RandomStandardNormal", shape=shape_t, dtype=dtype, seed=seed1 or 0, seed2=seed2 or 0)
-        mul = math.multiply(rnd, stddev_t, name="mul")
-        return math.add(mul, mean_t, name=scope)
+    return _scaled_normal("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed, name)
 
 
 def truncated_normal(
@@ -120,15 +113,20 @@ def truncated_normal(
     name: str | None = None,
 ) -> Tensor:
     """Samples of N(``mean``, ``stddev``**2) cut at two standard deviations (``TruncatedNormal * stddev + mean``)."""
-    with op_scope(name, "truncated_normal", [shape, mean, stddev]) as scope:
+    return _scaled_normal("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed, name)
+
+
+def _scaled_normal(op: str, default_name: str, shape: Any, mean: Any, stddev: Any, dtype: Any, seed: int | None,
+                   name: str | None) -> Tensor:  # fmt: skip
+    """TF's graph for both normals: ``op`` of the shape with the op seeds, ``* stddev`` (mul), ``+ mean``."""
+    with op_scope(name, default_name, [shape, mean, stddev]) as scope:
         shape_t = _shape_tensor(shape)
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         seed1, seed2 = get_seed(seed)
-        rnd = apply_op("TruncatedNormal", shape=shape_t, dtype=dtype, seed=seed1 or 0, seed2=seed2 or 0)
+        rnd = apply_op(op, shape=shape_t, dtype=dtype, seed=seed1 or 0, seed2=seed2 or 0)
         mul = math.multiply(rnd, stddev_t, name="mul")
         return math.add(mul, mean_t, name=scope)
-
 
 
 def shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:

@@ -38,22 +38,7 @@ def philox_blocks(seed: int, seed2: int, num_blocks: int, skip: int = 0) -> np.n
     """uint32 array [num_blocks, 4]: Philox4x32-10 outputs for counters skip .. skip+num_blocks-1."""
     if num_blocks <= _SCALAR_BLOCKS:
         return _philox_scalar(seed, seed2, num_blocks, skip)
-    k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
-    c = np.arange(skip, skip + num_blocks, dtype=np.uint64)
-    # The 128-bit counter: words 0-1 count blocks, words 2-3 hold seed2 (carry into them is ignored
-    # as no tensor needs 2**64 blocks).
-    c0 = c & _MASK32
-    c1 = c >> np.uint64(32)
-    c2 = np.full_like(c0, seed2 & 0xFFFFFFFF)
-    c3 = np.full_like(c0, (seed2 >> 32) & 0xFFFFFFFF)
-    for _ in range(10):
-        p0 = _MUL_A * c0
-        p1 = _MUL_B * c2
-        hi0, lo0 = p0 >> np.uint64(32), p0 & _MASK32
-        hi1, lo1 = p1 >> np.uint64(32), p1 & _MASK32
-        c0, c1, c2, c3 = hi1 ^ c1 ^ np.uint64(k0), lo1, hi0 ^ c3 ^ np.uint64(k1), lo0
-        k0, k1 = (k0 + _KEY_A) & 0xFFFFFFFF, (k1 + _KEY_B) & 0xFFFFFFFF
-    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+    return _philox_at(seed, seed2, np.arange(skip, skip + num_blocks, dtype=np.uint64))
 
 
 def _philox_scalar(seed: int, seed2: int, num_blocks: int, skip: int) -> np.ndarray:
@@ -280,6 +265,8 @@ def _philox_at(seed: int, seed2: int, counters: np.ndarray) -> np.ndarray:
     """uint32 [len(counters), 4]: Philox4x32-10 outputs at the given (non-negative) block counters."""
     k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
     c = counters.astype(np.uint64)
+    # The 128-bit counter: words 0-1 count blocks, words 2-3 hold seed2 (carry into them is ignored
+    # as no tensor needs 2**64 blocks).
     c0 = c & _MASK32
     c1 = c >> np.uint64(32)
     c2 = np.full_like(c0, seed2 & 0xFFFFFFFF)
