@@ -24,6 +24,11 @@ typedef struct {
   int64_t dims[MAX_RANK];      /* output dims */
   int64_t xs[MAX_RANK], ys[MAX_RANK]; /* element strides (0 on broadcast dims) */
   int64_t row;                 /* last dim of the output */
+  /* tiled form: z[R, C] = x op y where one operand is [R, C] and the other one row of C repeated; `tile` holds
+     that row `tile_rows` times, and each task runs tile_rows rows as one contiguous pass */
+  const float* tile;
+  int64_t tile_rows;
+  int tile_is_x;
 } BinJob;
 
 #define RUN(EXPR)                                                                      \
@@ -91,6 +96,22 @@ static void bin_rows(void* p, int64_t begin, int64_t end) {
   }
 }
 
+static void tiled_rows(void* p, int64_t begin, int64_t end) {
+  BinJob* j = (BinJob*)p;
+  for (int64_t t = begin; t < end; ++t) {
+    int64_t r0 = t * j->tile_rows, r1 = r0 + j->tile_rows < j->dims[0] ? r0 + j->tile_rows : j->dims[0];
+    int64_t off = r0 * j->row, n = (r1 - r0) * j->row;
+    if (j->tile_is_x) {
+      run(j->op, j->tile, 1, j->y + off, 1, j->z + off, n);
+    } else {
+      run(j->op, j->x + off, 1, j->tile, 1, j->z + off, n);
+    }
+  }
+}
+
+#define TILE_ROWS_FOR 32 /* rows shorter than this run in tiles */
+#define TILE_ELEMENTS 512
+
 static void flat_range(void* p, int64_t begin, int64_t end) {
   BinJob* j = (BinJob*)p;
   const int sx = j->xs[0] != 0, sy = j->ys[0] != 0;
@@ -157,15 +178,46 @@ static void binary_compute(void* state, TF_OpKernelContext* ctx) {
     mtk_parallel_for(total, MTK_GRAIN_CHEAP, flat_range, &j);
     goto done;
   }
-  j.rank = rank;
-  int64_t sxs = 1, sys = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    j.xs[d] = xd[d] == 1 ? 0 : sxs;
-    j.ys[d] = yd[d] == 1 ? 0 : sys;
-    sxs *= xd[d];
-    sys *= yd[d];
+  /* Collapse: size-1 output dimensions go, neighbours where each operand is alike (both stretched or both
+     full) merge, so the rows get as long as the broadcast allows. */
+  int cr = 0;
+  int64_t cd[MAX_RANK], cxd[MAX_RANK], cyd[MAX_RANK];
+  for (int d = 0; d < rank; ++d) {
+    if (j.dims[d] == 1) continue;
+    int xb = xd[d] == 1, yb = yd[d] == 1;
+    if (cr > 0 && xb == (cxd[cr - 1] == 1) && yb == (cyd[cr - 1] == 1)) {
+      cd[cr - 1] *= j.dims[d];
+      cxd[cr - 1] *= xd[d];
+      cyd[cr - 1] *= yd[d];
+    } else {
+      cd[cr] = j.dims[d];
+      cxd[cr] = xd[d];
+      cyd[cr] = yd[d];
+      ++cr;
+    }
   }
-  j.row = j.dims[rank - 1];
+  j.rank = cr;
+  int64_t sxs = 1, sys = 1;
+  for (int d = cr - 1; d >= 0; --d) {
+    j.dims[d] = cd[d];
+    j.xs[d] = cxd[d] == 1 ? 0 : sxs;
+    j.ys[d] = cyd[d] == 1 ? 0 : sys;
+    sxs *= cxd[d];
+    sys *= cyd[d];
+  }
+  j.row = j.dims[cr - 1];
+  float tile[TILE_ELEMENTS + TILE_ROWS_FOR];
+  if (cr == 2 && j.row < TILE_ROWS_FOR && (j.xs[0] == 0) != (j.ys[0] == 0) && j.xs[1] != 0 && j.ys[1] != 0) {
+    /* [R, C] op [1, C] (or the reverse) with short rows: the row repeated into a tile, rows run tile by tile */
+    j.tile_is_x = j.xs[0] == 0;
+    const float* src = j.tile_is_x ? j.x : j.y;
+    j.tile_rows = TILE_ELEMENTS / j.row;
+    for (int64_t r = 0; r < j.tile_rows; ++r) memcpy(tile + r * j.row, src, sizeof(float) * (size_t)j.row);
+    j.tile = tile;
+    int64_t tasks = (j.dims[0] + j.tile_rows - 1) / j.tile_rows;
+    mtk_parallel_for(tasks, MTK_GRAIN_CHEAP / TILE_ELEMENTS + 1, tiled_rows, &j);
+    goto done;
+  }
   mtk_parallel_for(total / j.row, MTK_GRAIN_CHEAP / j.row + 1, bin_rows, &j);
   goto done;
 fail:

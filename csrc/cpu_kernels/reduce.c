@@ -113,6 +113,37 @@ MTK_HOT static void acc_min(float* restrict acc, const float* restrict x, int64_
 }
 
 #define COLUMN_BLOCK 1024
+#define NARROW_COLUMNS 32 /* fewer kept columns than this: accumulate several rows per pass */
+#define NARROW_LANES 64
+
+/* The red rows of n (< NARROW_COLUMNS) columns into y: m = NARROW_LANES / n rows at a time are one contiguous run
+ * of m * n elements accumulated lane by lane (a vector pass instead of one short call per row), then the m
+ * partial results of each column are combined. */
+static void narrow_columns(const RedJob* j, const float* x, float* y, int64_t n) {
+  const int64_t m = NARROW_LANES / n, lanes = m * n;
+  int64_t r = 0;
+  if (j->op == R_MAX || j->op == R_MIN) {
+    float facc[NARROW_LANES];
+    void (*acc)(float* restrict, const float* restrict, int64_t) = j->op == R_MAX ? acc_max : acc_min;
+    for (int64_t i = 0; i < lanes; ++i) facc[i] = j->op == R_MAX ? -INFINITY : INFINITY;
+    for (; r + m <= j->red; r += m) acc(facc, x + r * n, lanes);
+    for (; r < j->red; ++r) acc(facc, x + r * n, n);
+    for (int64_t q = 1; q < m; ++q) acc(facc, facc + q * n, n);
+    for (int64_t i = 0; i < n; ++i) y[i] = facc[i];
+    return;
+  }
+  double dacc[NARROW_LANES];
+  void (*acc)(double* restrict, const float* restrict, int64_t) = j->op == R_PROD ? acc_mul : acc_add;
+  double init = identity(j->op);
+  for (int64_t i = 0; i < lanes; ++i) dacc[i] = init;
+  for (; r + m <= j->red; r += m) acc(dacc, x + r * n, lanes);
+  for (; r < j->red; ++r) acc(dacc, x + r * n, n);
+  for (int64_t i = 0; i < n; ++i) {
+    double v = dacc[i];
+    for (int64_t q = 1; q < m; ++q) v = j->op == R_PROD ? v * dacc[q * n + i] : v + dacc[q * n + i];
+    y[i] = finish(j->op, v, j->count);
+  }
+}
 
 /* [outer, red, inner]: task t = (outer index, block of inner columns); the red rows accumulate into it */
 static void columns_task(void* p, int64_t begin, int64_t end) {
@@ -124,6 +155,10 @@ static void columns_task(void* p, int64_t begin, int64_t end) {
     int64_t n = j->inner - c0 < COLUMN_BLOCK ? j->inner - c0 : COLUMN_BLOCK;
     const float* x = j->x + o * j->red * j->inner + c0;
     float* y = j->y + o * j->inner + c0;
+    if (n < NARROW_COLUMNS && j->red >= 2 * (NARROW_LANES / n)) {
+      narrow_columns(j, x, y, n);
+      continue;
+    }
     if (j->op == R_MAX || j->op == R_MIN) {
       for (int64_t i = 0; i < n; ++i) y[i] = j->op == R_MAX ? -INFINITY : INFINITY;
       for (int64_t r = 0; r < j->red; ++r) (j->op == R_MAX ? acc_max : acc_min)(y, x + r * j->inner, n);
