@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.framework import errors
+from modtensor.kernels.cpu.data.autotune import ParallelismTuner
 from modtensor.kernels.cpu.data.common import DatasetOpKernel, scalar, unary_input
 from modtensor.runtime.data.captured_function import CapturedFunction
 from modtensor.runtime.data.dataset import (
@@ -129,7 +130,11 @@ class _ParallelMapDataset(_MapDataset):
 
 
 class _ParallelMapIterator(IteratorBase):
-    """Up to ``num_parallel_calls`` function calls in flight; results in input order when deterministic."""
+    """Up to ``num_parallel_calls`` function calls in flight; results in input order when deterministic.
+
+    With AUTOTUNE the number in flight is measured (``ParallelismTuner``): the cores, or none, with the calls
+    inline on the consumer's thread, whichever delivers elements faster (a function mostly Python gains nothing
+    from threads that contend for the GIL)."""
 
     def __init__(self, dataset: _ParallelMapDataset, ctx: IteratorContext):
         self._input = dataset.input.make_iterator(ctx)
@@ -137,22 +142,48 @@ class _ParallelMapIterator(IteratorBase):
         self._preserve = dataset.preserve_cardinality
         self._deterministic = dataset.deterministic
         self._parallel = _parallelism(dataset.num_parallel_calls, ctx)
-        self._pool = concurrent.futures.ThreadPoolExecutor(self._parallel, thread_name_prefix="tf_data_map")
+        autotune = dataset.num_parallel_calls == AUTOTUNE and self._parallel > 1
+        self._tuner = ParallelismTuner([self._parallel, 0]) if autotune else None
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._in_flight: collections.deque[concurrent.futures.Future] = collections.deque()
         self._input_done = False
         self._done = False
 
+    def _limit(self) -> int:
+        return self._parallel if self._tuner is None else self._tuner.current
+
     def _fill(self) -> None:
-        while not self._input_done and len(self._in_flight) < self._parallel:
+        limit = self._limit()
+        while not self._input_done and len(self._in_flight) < limit:
             element = self._input.get_next()
             if element is None:
                 self._input_done = True
                 return
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(self._parallel, thread_name_prefix="tf_data_map")
             self._in_flight.append(self._pool.submit(_call_map, self._fn, element, self._preserve))
 
     def get_next(self) -> list[np.ndarray] | None:
         if self._done:
             return None
+        inline = self._limit() == 0 and not self._in_flight
+        result = self._next_inline() if inline else self._next_in_flight()
+        if result is not None and self._tuner is not None:
+            self._tuner.tick()
+        return result
+
+    def _next_inline(self) -> list[np.ndarray] | None:
+        element = None if self._input_done else self._input.get_next()
+        if element is None:
+            self._done = self._input_done = True
+            return None
+        try:
+            return _call_map(self._fn, element, self._preserve)
+        except errors.OutOfRangeError:
+            self._done = True
+            return None
+
+    def _next_in_flight(self) -> list[np.ndarray] | None:
         self._fill()
         if not self._in_flight:
             self._done = True
@@ -179,7 +210,8 @@ class _ParallelMapIterator(IteratorBase):
 
     def close(self) -> None:
         self._drain()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         self._input.close()
 
 
