@@ -24,6 +24,7 @@
 #endif
 
 #include "mt_internal.h"
+#include "segment_api.h"
 
 /* The Python hooks the bridge calls, by index (names in bridge_module.c). */
 enum {
@@ -111,13 +112,34 @@ void mt_release_python_owner(void* data, size_t len, void* arg);
 TF_Tensor* mt_tensor_from_array(PyObject* array, TF_DataType dtype, TF_Status* status);
 
 /* A numpy array for what `t` holds: the runtime's own array when `t` is a
- * whole view of it, else an array over the buffer that keeps it alive; string
- * tensors are copied into an object array of bytes. New reference or NULL. */
+ * whole view of it, else an array over the buffer that keeps it alive (taking the
+ * memory over into a HostBlock when `t` is the only handle on shim-allocated memory:
+ * call it on outputs about to be deleted); string tensors are copied into an object
+ * array of bytes. New reference or NULL. */
 PyObject* mt_value_from_tensor(const TF_Tensor* t);
+/* The type of the base object of arrays over memory an output handed over (see mt_value_from_tensor). */
+extern PyTypeObject MT_HostBlockType;
 /* Pluggable device buffers: 1 and the address/size when `value` is one, 0 when not, -1 on error. */
 int mt_device_buffer_info(PyObject* value, void** address, size_t* nbytes);
 /* The runtime value of an output on a device buffer's memory (the buffer or a view of it). */
 PyObject* mt_device_value(PyObject* owner, const TF_Tensor* t);
+
+/* 1 when the `allocator` (on_host: `host_allocator`) of `device` is the runtime's CPU allocator without
+ * statistics (allocations then need no Python call), 0 when not, -1 with a Python error. GIL held. */
+int mt_host_allocator_plain(PyObject* device, int on_host);
+/* 1 when the numpy array `owner` is writeable, C-contiguous and the only user of its memory (the default
+ * Device.buffer_is_exclusive rule). The caller checks that nothing else references `owner`. GIL held. */
+int mt_array_exclusive(PyObject* owner);
+/* 1 when the runtime's value `owner` may become an output of TF_DataType `dtype` in place: a writeable
+ * C-contiguous numpy array of that type that is the only user of its memory (the default
+ * Device.buffer_is_exclusive rule). The caller checks that nothing else references `owner`. GIL held. */
+int mt_array_forwardable(PyObject* owner, int dtype);
+
+/* The runtime value of an output whose buffer is one of the inputs' `in` (their owner, or a view of it), else
+ * NULL (an exception set when making the view failed). GIL held. */
+PyObject* mt_output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs);
+/* The segment runner's API (segment_api.h), the context of the DIRECT_CALL capsule. */
+extern const MT_SegmentAPI mt_segment_api;
 
 /* A new C-contiguous array of `descr` (a reference is stolen) whose data is MT_ALIGNMENT-aligned
  * (TensorFlow's 64 bytes: plugins built with Eigen/oneDNN check TF_TensorIsAligned). */
@@ -196,6 +218,13 @@ typedef struct MT_Call {
   /* A direct call keeping the GIL while the kernel runs: callbacks on `gil_thread` need not take it. */
   int gil_held;
   pthread_t gil_thread;
+  /* A direct call without the GIL: bit 0 (bit 1) when the device's allocator (host_allocator) is the runtime's
+     plain numpy allocator, so allocations come from the shim without taking the GIL (mt_host_allocator_plain,
+     checked before the call). */
+  int plain_allocators;
+  /* A step of a segment (mt_segment_call): its inputs are the segment's values, not the runtime's arrays, and
+     `movable` says which of them the step may write into. */
+  int segment;
 } MT_Call;
 
 /* The call a context belongs to: every context the bridge makes is an MT_Call's. */
@@ -214,4 +243,9 @@ static inline MT_KernelObject* mt_kernel_object(TF_OpKernelContext* ctx) {
   return (MT_KernelObject*)(void*)((char*)ctx->kernel - offsetof(MT_KernelObject, k));
 }
 
+/* A step of a segment (bridge_segment.c), run without the GIL: `kernel` on the inputs `args` (borrowed; the
+ * kernel's input types are taken), forwardable[i] when input i's value has no other reader, with the
+ * allocators `plain_allocators` (MT_Call). Its output 0, or NULL with *failure set to the kernel's status. */
+TF_Tensor* mt_segment_call(MT_KernelObject* kernel, const MT_Input* const* args, const unsigned char* forwardable,
+                           int plain_allocators, TF_Status** failure);
 #endif /* MODTENSOR_CSRC_BRIDGE_BRIDGE_H_ */

@@ -275,31 +275,38 @@ static PyObject* fast_host_empty(TF_OpKernelContext* ctx, int what, int index, T
 /* ---- the host fast path (Kernel.enable_host_fast_path): allocation and forwarding in C, as
  * OpKernelContext.allocate_output / allocate_temp / forward_input would do them on a host CPU device. */
 
-/* A new array for an allocation on the host fast path: np.empty on TensorFlow's 64-byte alignment when the
- * device's allocator is the runtime's plain numpy allocator without statistics, else the allocator's own
- * allocate(shape, dtype). GIL held; NULL with a Python error. */
-static PyObject* host_allocate(PyObject* device, int on_host, PyArray_Descr* descr, const int64_t* dims,
-                               int num_dims) {
+int mt_host_allocator_plain(PyObject* device, int on_host) {
   PyObject* allocator = PyObject_GetAttr(device, on_host ? mt_str_host_allocator : mt_str_allocator);
-  if (allocator == NULL) return NULL;
+  if (allocator == NULL) return -1;
   int plain = 0;
   if (mt_cpu_allocator_type != NULL && (PyObject*)Py_TYPE(allocator) == mt_cpu_allocator_type) {
     PyObject* stats = PyObject_GetAttr(allocator, mt_str_collect_stats);
     plain = stats == NULL ? -1 : !PyObject_IsTrue(stats);
     Py_XDECREF(stats);
   }
-  PyObject* array = NULL;
+  Py_DECREF(allocator);
+  return plain;
+}
+
+/* A new array for an allocation on the host fast path: np.empty on TensorFlow's 64-byte alignment when the
+ * device's allocator is the runtime's plain numpy allocator without statistics, else the allocator's own
+ * allocate(shape, dtype). GIL held; NULL with a Python error. */
+static PyObject* host_allocate(PyObject* device, int on_host, PyArray_Descr* descr, const int64_t* dims,
+                               int num_dims) {
+  int plain = mt_host_allocator_plain(device, on_host);
   if (plain > 0) {
     npy_intp shape[NPY_MAXDIMS];
     for (int i = 0; i < num_dims; ++i) shape[i] = (npy_intp)dims[i];
     Py_INCREF(descr);
-    array = mt_aligned_empty(num_dims, shape, descr);
-  } else if (plain == 0) {
-    PyObject* shape = PyTuple_New(num_dims);
-    for (int i = 0; shape != NULL && i < num_dims; ++i) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(dims[i]));
-    array = shape == NULL ? NULL : PyObject_CallMethod(allocator, "allocate", "OO", shape, (PyObject*)descr);
-    Py_XDECREF(shape);
+    return mt_aligned_empty(num_dims, shape, descr);
   }
+  if (plain < 0) return NULL;
+  PyObject* allocator = PyObject_GetAttr(device, on_host ? mt_str_host_allocator : mt_str_allocator);
+  if (allocator == NULL) return NULL;
+  PyObject* shape = PyTuple_New(num_dims);
+  for (int i = 0; shape != NULL && i < num_dims; ++i) PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(dims[i]));
+  PyObject* array = shape == NULL ? NULL : PyObject_CallMethod(allocator, "allocate", "OO", shape, (PyObject*)descr);
+  Py_XDECREF(shape);
   Py_DECREF(allocator);
   return array;
 }
@@ -325,6 +332,21 @@ static TF_Tensor* host_fast_allocate(TF_OpKernelContext* ctx, PyObject* device, 
     return NULL;
   }
   if (what == MT_ALLOC_OUTPUT) on_host = ctx->kernel->output_host_memory[index];
+  MT_Call* call = mt_call_of(ctx);
+  if (ctx->py == NULL && ((call->plain_allocators >> (on_host ? 1 : 0)) & 1) && !PyDataType_REFCHK(descr)) {
+    /* A direct call running without the GIL on the plain allocator: shim memory, no GIL round trip; the
+       output's array takes it over when the call ends (mt_value_from_tensor). */
+    MT_Buffer* buf = MT_AllocateBuffer(dtype, (size_t)MT_NumElements(dims, num_dims) * PyDataType_ELSIZE(descr));
+    if (buf == NULL) {
+      MT_SetStatusf(status, TF_RESOURCE_EXHAUSTED, "OOM when allocating a tensor of %lld elements on the host",
+                    (long long)MT_NumElements(dims, num_dims));
+      return NULL;
+    }
+    TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, num_dims, buf);
+    MT_BufferUnref(buf);
+    if (what == MT_ALLOC_OUTPUT) set_output_tensor(ctx, index, t);
+    return t;
+  }
   TF_Tensor* t = NULL;
   WITH_GIL_BEGIN
   PyObject* array = host_allocate(device, on_host, descr, dims, num_dims);
@@ -339,43 +361,48 @@ static TF_Tensor* host_fast_allocate(TF_OpKernelContext* ctx, PyObject* device, 
   return t;
 }
 
+int mt_array_exclusive(PyObject* owner) {
+  if (!PyArray_Check(owner)) return 0;
+  PyArrayObject* a = (PyArrayObject*)owner;
+  if (!PyArray_ISWRITEABLE(a) || !PyArray_IS_C_CONTIGUOUS(a)) return 0;
+  PyObject* base = PyArray_BASE(a);
+  /* An aligned allocation is a view of a raw array only it holds, an output's memory a HostBlock only its
+     array holds; anything else may share. */
+  return base == NULL ||
+         (Py_REFCNT(base) == 1 && ((PyArray_CheckExact(base) && PyArray_BASE((PyArrayObject*)base) == NULL) ||
+                                   Py_IS_TYPE(base, &MT_HostBlockType)));
+}
+
+int mt_array_forwardable(PyObject* owner, int dtype) {
+  PyArray_Descr* descr = (unsigned)dtype < MT_NUM_DTYPES ? mt_descr[dtype] : NULL;
+  return descr != NULL && PyArray_Check(owner) && PyArray_EquivTypes(PyArray_DESCR((PyArrayObject*)owner), descr) &&
+         mt_array_exclusive(owner);
+}
+
 /* Input `c` of a call on the host fast path may become output `o` of shape `dims`: the runtime let the value go
  * (a direct call's argument with no other reference, or a value only the context's inputs list holds), the
  * kernel holds no handle to it, it is the runtime's array (or the aligned copy standing in for it), of the
- * output's dtype, memory kind and shape, writeable, and no other array shares its buffer (the default
- * Device.buffer_is_exclusive rule). Returns the array to forward (borrowed), or NULL. GIL held. */
-static PyObject* host_forwardable(TF_OpKernelContext* ctx, int c, int o, const int64_t* dims, int num_dims) {
+ * output's memory kind and shape, and mt_array_forwardable. A direct call decided mt_array_forwardable before
+ * it started, a segment step which of its values it may write (call->movable): then no Python object is
+ * touched, and the GIL need not be held; otherwise it must be. */
+static int host_forwardable(TF_OpKernelContext* ctx, int c, int o, const int64_t* dims, int num_dims) {
   MT_Call* call = mt_call_of(ctx);
   const MT_Kernel* k = ctx->kernel;
-  if (c < 0 || c >= ctx->num_inputs) return NULL;
+  if (c < 0 || c >= ctx->num_inputs) return 0;
   MT_Input* in = &ctx->inputs[c];
   MT_Buffer* buf = __atomic_load_n(&in->buffer, __ATOMIC_ACQUIRE);
-  if (buf != NULL && atomic_load(&buf->refs) > 1) return NULL; /* as in TensorFlow: a held input stays */
-  if (in->borrowed != 1 && in->borrowed != 3) return NULL;
-  if (ctx->py == NULL) {
-    if (!call->movable[c]) return NULL;
-  } else {
-    if (call->inputs == NULL || c >= PyList_GET_SIZE(call->inputs)) return NULL;
-    if (Py_REFCNT(PyList_GET_ITEM(call->inputs, c)) != 1) return NULL; /* the list's reference only */
-  }
-  if (k->input_host_memory[c] != k->output_host_memory[o]) return NULL;
-  PyObject* owner = (PyObject*)in->owner;
-  PyArray_Descr* descr = (unsigned)k->output_types[o] < MT_NUM_DTYPES ? mt_descr[k->output_types[o]] : NULL;
-  if (descr == NULL || !PyArray_Check(owner)) return NULL;
-  PyArrayObject* a = (PyArrayObject*)owner;
-  if (PyArray_NDIM(a) != num_dims || !PyArray_EquivTypes(PyArray_DESCR(a), descr) || !PyArray_ISWRITEABLE(a) ||
-      !PyArray_IS_C_CONTIGUOUS(a)) {
-    return NULL;
-  }
+  if (buf != NULL && atomic_load(&buf->refs) > 1) return 0; /* as in TensorFlow: a held input stays */
+  if (in->borrowed != 1 && in->borrowed != 3 && !call->segment) return 0;
+  if (k->input_host_memory[c] != k->output_host_memory[o] || in->num_dims != num_dims) return 0;
   for (int d = 0; d < num_dims; ++d) {
-    if ((int64_t)PyArray_DIMS(a)[d] != dims[d]) return NULL;
+    if (in->dims[d] != dims[d]) return 0;
   }
-  PyObject* base = PyArray_BASE(a);
-  if (base != NULL && !(PyArray_CheckExact(base) && PyArray_BASE((PyArrayObject*)base) == NULL &&
-                        Py_REFCNT(base) == 1)) {
-    return NULL; /* an aligned allocation is a view of a raw array only it holds; anything else may share */
+  if (ctx->py == NULL) {
+    return o == 0 && call->movable[c] && (!call->segment || in->dtype == k->output_types[o]);
   }
-  return owner;
+  if (call->inputs == NULL || c >= PyList_GET_SIZE(call->inputs)) return 0;
+  if (Py_REFCNT(PyList_GET_ITEM(call->inputs, c)) != 1) return 0; /* the list's reference only */
+  return mt_array_forwardable((PyObject*)in->owner, (int)k->output_types[o]);
 }
 
 static TF_Tensor* cb_allocate(TF_OpKernelContext* ctx, int what, int index, TF_DataType dtype, const int64_t* dims,
@@ -433,17 +460,17 @@ static TF_Tensor* cb_forward_or_allocate(TF_OpKernelContext* ctx, const int* can
   PyObject* host_device = mt_kernel_object(ctx)->host_device;
   if (host_device != NULL) {
     int found = -1;
-    int take_gil = !mt_gil_held_by_call(ctx);
+    int take_gil = ctx->py != NULL && !mt_gil_held_by_call(ctx);
     PyGILState_STATE gil = take_gil ? PyGILState_Ensure() : PyGILState_LOCKED;
     for (int i = 0; found < 0 && i < num_candidates; ++i) {
-      if (host_forwardable(ctx, candidates[i], output_index, dims, num_dims) != NULL) found = candidates[i];
+      if (host_forwardable(ctx, candidates[i], output_index, dims, num_dims)) found = candidates[i];
     }
     if (take_gil) PyGILState_Release(gil);
     if (found < 0) {
       return host_fast_allocate(ctx, host_device, MT_ALLOC_OUTPUT, output_index, dtype, dims, num_dims, 1, status);
     }
     /* The output is a handle on the input's own buffer: collecting the outputs finds the input's array there
-       (output_from_input), and a handle the kernel keeps past the call makes the input adopt its array. */
+       (mt_output_from_input), and a handle the kernel keeps past the call makes the input adopt its array. */
     TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, num_dims, MT_InputBuffer(&ctx->inputs[found]));
     set_output_tensor(ctx, output_index, t);
     *forwarded = found;

@@ -185,10 +185,7 @@ static void Kernel_dealloc(KernelObject* self) {
 /* Direct calls whose inputs hold at most this many elements in all keep the GIL while the kernel runs. */
 #define MT_DIRECT_GIL_ELEMENTS 4096
 
-/* An output that is an input passed through (TF_GetInput + TF_SetOutput): the
- * input's own value when nothing changed, else a view of it. NULL if the output
- * is not on an input's buffer. */
-static PyObject* output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs) {
+PyObject* mt_output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs) {
   for (int j = 0; j < num_inputs; ++j) {
     if (in[j].buffer != t->buffer || in[j].borrowed == 0) continue;
     if (!PyArray_Check((PyObject*)in[j].owner)) return mt_device_value((PyObject*)in[j].owner, t);
@@ -281,7 +278,7 @@ static int call_collect(KernelCall* call) {
   }
   for (int i = 0; i < k->num_outputs; ++i) {
     if (call->out[i] == NULL) continue;
-    PyObject* value = output_from_input(call->out[i], call->in, k->num_inputs);
+    PyObject* value = mt_output_from_input(call->out[i], call->in, k->num_inputs);
     if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(call->out[i]);
     if (value == NULL) return -1;
     PyObject* old = PyList_GET_ITEM(call->outputs, i);
@@ -413,6 +410,8 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
   call.py_ctx = call.inputs = call.outputs = call.keep = call.callback = NULL;
   call.kernel = self; /* borrowed: the caller holds the kernel for the call */
   call.gil_held = 0;
+  call.segment = 0;
+  call.plain_allocators = 0;
   call.out[0] = NULL;
   PyObject* result = NULL;
   int n = k->num_inputs;
@@ -437,6 +436,8 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
     elements += MT_NumElements(call.in[i].dims, call.in[i].num_dims);
     int movable = i < 64 && ((given >> i) & 1) && Py_REFCNT(args[i]) == 1;
     for (int j = 0; movable && j < n; ++j) movable = j == i || args[j] != args[i];
+    /* Decided here, with the GIL: forwarding then looks at no Python object while the kernel runs. */
+    if (movable) movable = mt_array_forwardable((PyObject*)call.in[i].owner, (int)k->output_types[0]);
     call.movable[i] = (unsigned char)movable;
   }
   struct TF_OpKernelContext* ctx = &call.ctx;
@@ -462,6 +463,10 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
     MT_PopPluginCall();
     call.gil_held = 0;
   } else {
+    int plain = mt_host_allocator_plain(self->host_device, 0);
+    int plain_host = plain < 0 ? -1 : mt_host_allocator_plain(self->host_device, 1);
+    if (plain_host < 0) goto done;
+    call.plain_allocators = plain | plain_host << 1;
     Py_BEGIN_ALLOW_THREADS
     MT_PushPluginCall(&self->site, "compute of the kernel");
     MT_RunKernel(ctx);
@@ -482,7 +487,7 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
     TF_DeleteStatus(status);
     goto done;
   }
-  result = output_from_input(call.out[0], call.in, n);
+  result = mt_output_from_input(call.out[0], call.in, n);
   if (result == NULL && !PyErr_Occurred()) result = mt_value_from_tensor(call.out[0]);
 done:
   TF_DeleteTensor(call.out[0]); /* outputs first: an input passed through then needs no adoption */
@@ -492,6 +497,72 @@ done:
   if (call.movable != call.movable_small) free(call.movable);
   Py_XDECREF(call.keep);
   return result;
+}
+
+TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, const unsigned char* forwardable,
+                           int plain_allocators, TF_Status** failure) {
+  MT_Kernel* k = &self->k;
+  int n = k->num_inputs;
+  KernelCall call;
+  call.in = call.in_small;
+  call.out = call.out_small;
+  call.movable = call.movable_small;
+  call.filled = 0;
+  call.py_ctx = call.inputs = call.outputs = call.keep = call.callback = NULL;
+  call.kernel = self;
+  call.gil_held = 0;
+  call.segment = 1;
+  call.plain_allocators = plain_allocators;
+  call.out[0] = NULL;
+  if (n > SMALL_ARITY) {
+    call.in = (MT_Input*)malloc(sizeof(MT_Input) * (size_t)n);
+    call.movable = (unsigned char*)malloc((size_t)n);
+    if (call.in == NULL || call.movable == NULL) {
+      free(call.in);
+      free(call.movable);
+      *failure = TF_NewStatus();
+      MT_SetStatusf(*failure, TF_RESOURCE_EXHAUSTED, "out of memory calling kernel '%s'", k->name);
+      return NULL;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (args[i]->dtype != k->input_types[i]) {
+      if (call.in != call.in_small) free(call.in);
+      if (call.movable != call.movable_small) free(call.movable);
+      *failure = TF_NewStatus();
+      MT_SetStatusf(*failure, TF_INVALID_ARGUMENT, "kernel '%s' expects input %d of TF_DataType %d, got %d",
+                    k->name, i, (int)k->input_types[i], (int)args[i]->dtype);
+      return NULL;
+    }
+    call.in[i] = *args[i]; /* borrowed: dims, buffer and owner stay the segment's */
+    call.movable[i] = forwardable[i];
+  }
+  struct TF_OpKernelContext* ctx = &call.ctx;
+  ctx->kernel = k;
+  ctx->py = NULL;
+  ctx->num_inputs = n;
+  ctx->num_outputs = 1;
+  ctx->inputs = call.in;
+  ctx->outputs = call.out;
+  ctx->step_id = 0;
+  atomic_init(&ctx->deferred_ops, 0);
+  atomic_flag_clear(&ctx->failure_lock);
+  ctx->failure = NULL;
+  MT_PushPluginCall(&self->site, "compute of the kernel");
+  MT_RunKernel(ctx);
+  MT_PopPluginCall();
+  if (call.in != call.in_small) free(call.in);
+  if (call.movable != call.movable_small) free(call.movable);
+  if (ctx->failure == NULL && call.out[0] == NULL) {
+    ctx->failure = TF_NewStatus();
+    MT_SetStatusf(ctx->failure, TF_INTERNAL, "Kernel '%s' did not set output 0", k->name);
+  }
+  if (ctx->failure != NULL) {
+    TF_DeleteTensor(call.out[0]);
+    *failure = ctx->failure;
+    return NULL;
+  }
+  return call.out[0];
 }
 
 /* direct_call(*inputs) -> output 0: `direct_call` for Python callers, which keep their own references to the

@@ -374,12 +374,17 @@ PyMODINIT_FUNC PyInit__bridge(void) {
   mt_str_nbytes = PyUnicode_InternFromString("nbytes");
   mt_str_shape = PyUnicode_InternFromString("shape");
   mt_str_view = PyUnicode_InternFromString("_view");
-  if (PyType_Ready(&MT_KernelType) < 0 || PyType_Ready(&MT_PluginCallType) < 0) return NULL;
+  if (PyType_Ready(&MT_KernelType) < 0 || PyType_Ready(&MT_PluginCallType) < 0 ||
+      PyType_Ready(&MT_HostBlockType) < 0) {
+    return NULL;
+  }
   PyObject* m = PyModule_Create(&kModule);
   if (m == NULL) return NULL;
   PyObject* direct = PyCapsule_New((void*)mt_direct_call_function, MT_DIRECT_CALL_CAPSULE, NULL);
+  if (direct != NULL && PyCapsule_SetContext(direct, (void*)&mt_segment_api) < 0) Py_CLEAR(direct);
   if (direct == NULL || PyModule_AddObjectRef(m, "Kernel", (PyObject*)&MT_KernelType) < 0 ||
       PyModule_AddObjectRef(m, "PluginCall", (PyObject*)&MT_PluginCallType) < 0 ||
+      PyModule_AddObjectRef(m, "HostBlock", (PyObject*)&MT_HostBlockType) < 0 ||
       PyModule_AddIntConstant(m, "INTERNAL_VERSION", MT_INTERNAL_VERSION) < 0 ||
       PyModule_AddObjectRef(m, "DIRECT_CALL", direct) < 0) {
     Py_XDECREF(direct);

@@ -4,10 +4,37 @@
  * drops it (taking the GIL) when the buffer's last TF_Tensor goes. An array over
  * plugin memory holds a capsule that owns a buffer reference. Inputs are
  * borrowed for the duration of a call; if the plugin keeps a handle beyond it,
- * the input's buffer adopts a reference to the array (mt_release_input). */
+ * the input's buffer adopts a reference to the array (mt_release_input). An output the shim allocated and
+ * only the output's handle holds becomes a HostBlock's: the array over it is then the memory's only user, as
+ * one numpy allocated would be (Device.buffer_is_exclusive), and may be forwarded to a later kernel. */
 #include <string.h>
 
 #include "bridge.h"
+
+/* ---- HostBlock: host memory a kernel's output handed over (MT_BufferReleaseMemory), freed with the object. */
+
+typedef struct {
+  PyObject_HEAD
+  void* data;
+} HostBlockObject;
+
+static void HostBlock_dealloc(HostBlockObject* self) {
+  free(self->data);
+  Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+PyTypeObject MT_HostBlockType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "modtensor.plugin.native._bridge.HostBlock",
+    .tp_basicsize = sizeof(HostBlockObject),
+    .tp_dealloc = (destructor)HostBlock_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Host memory a native kernel's output handed over; the base of the arrays over it.",
+};
+
+/* The base object for an array over `buf`'s memory: a HostBlock owning the memory when the buffer gives it up,
+ * else a capsule holding a buffer reference. New reference or NULL. */
+static PyObject* buffer_base(MT_Buffer* buf);
 
 void mt_release_python_owner(void* data, size_t len, void* arg) {
   (void)data;
@@ -175,6 +202,23 @@ static void release_buffer_capsule(PyObject* capsule) {
   if (buf != NULL) MT_BufferUnref(buf);
 }
 
+static PyObject* buffer_base(MT_Buffer* buf) {
+  void* memory = MT_BufferReleaseMemory(buf);
+  if (memory != NULL) {
+    HostBlockObject* block = PyObject_New(HostBlockObject, &MT_HostBlockType);
+    if (block == NULL) {
+      free(memory);
+      return NULL;
+    }
+    block->data = memory;
+    return (PyObject*)block;
+  }
+  MT_BufferRef(buf);
+  PyObject* base = PyCapsule_New(buf, "modtensor.MT_Buffer", release_buffer_capsule);
+  if (base == NULL) MT_BufferUnref(buf);
+  return base;
+}
+
 static PyObject* strings_from_tensor(const TF_Tensor* t) {
   npy_intp dims[NPY_MAXDIMS];
   for (int i = 0; i < t->num_dims; ++i) dims[i] = (npy_intp)t->dims[i];
@@ -243,14 +287,9 @@ PyObject* mt_value_from_tensor(const TF_Tensor* t) {
   PyObject* base;
   if (owner != NULL) {
     base = Py_NewRef(owner);
-  } else {
-    MT_BufferRef(buf);
-    base = PyCapsule_New(buf, "modtensor.MT_Buffer", release_buffer_capsule);
-    if (base == NULL) {
-      MT_BufferUnref(buf);
-      Py_DECREF(array);
-      return NULL;
-    }
+  } else if ((base = buffer_base(buf)) == NULL) {
+    Py_DECREF(array);
+    return NULL;
   }
   if (PyArray_SetBaseObject((PyArrayObject*)array, base) < 0) { /* steals base */
     Py_DECREF(array);

@@ -14,6 +14,8 @@
 #endif
 #include <numpy/arrayobject.h>
 
+#include "../bridge/segment_api.h" /* the bridge's segment runner, as seen from here */
+
 /* A C entry point: call(target, args, nargs, given) -> output (new reference) or NULL with an exception; bit i
  * of `given`: argument i is given up by the caller (csrc/bridge/bridge.h, MT_DirectCallFunction). */
 typedef PyObject* (*DirectCallFunction)(PyObject* target, PyObject* const* args, Py_ssize_t nargs, uint64_t given);
@@ -26,5 +28,12 @@ typedef PyObject* (*DirectCallFunction)(PyObject* target, PyObject* const* args,
  * entry point. mt_scalar_ops_add registers both in the module (ScalarOp, SCALAR_CALL, SCALAR_OPS). */
 PyObject* mt_scalar_call(PyObject* target, PyObject* const* args, Py_ssize_t nargs, uint64_t given);
 int mt_scalar_ops_add(PyObject* module);
+/* The native kernel a ScalarOp calls for operands that are not 0-d (borrowed), or NULL. */
+PyObject* mt_scalar_op_native_kernel(PyObject* op);
+
+/* plan_runner.c: the bridge's segment runner, learnt from the context of a DIRECT_CALL capsule (NULL until one
+ * was seen). */
+extern const MT_SegmentAPI* mt_segment_api_seen;
+void mt_note_segment_api(PyObject* direct_call_capsule);
 
 #endif /* MODTENSOR_PLAN_H_ */

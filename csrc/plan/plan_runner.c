@@ -41,6 +41,13 @@ typedef struct {
   Py_ssize_t out;           /* output slot */
   Py_ssize_t n_drop;
   Py_ssize_t* drop;         /* output slots nobody reads: cleared after the call */
+  int native_kernel;        /* c_call is the native bridge's DIRECT_CALL (target a bridge Kernel) */
+  /* This step starts a segment (owned): the plan's steps [this, this + span) are its steps and n_consts
+     constant steps among them (no inputs, a Python call), which run first, with the GIL, into their slots. */
+  MT_Segment* segment;
+  Py_ssize_t span;
+  Py_ssize_t n_consts;
+  Py_ssize_t* consts;       /* their indices in the plan (owned) */
 } Step;
 
 typedef struct {
@@ -50,10 +57,28 @@ typedef struct {
   Py_ssize_t failed_at;
 } PlanObject;
 
+const MT_SegmentAPI* mt_segment_api_seen;
+
+void mt_note_segment_api(PyObject* capsule) {
+  const MT_SegmentAPI* api = (const MT_SegmentAPI*)PyCapsule_GetContext(capsule);
+  if (api != NULL && api->version == MT_SEGMENT_API_VERSION) mt_segment_api_seen = api;
+}
+
+static void free_segment(MT_Segment* seg) {
+  if (seg == NULL) return;
+  for (Py_ssize_t i = 0; i < seg->n_steps; ++i) PyMem_Free(seg->steps[i].arg);
+  PyMem_Free(seg->steps);
+  PyMem_Free(seg->ext_slot);
+  PyMem_Free(seg->ext_taken);
+  PyMem_Free(seg);
+}
+
 static void free_steps(PlanObject* self) {
   if (self->steps == NULL) return;
   for (Py_ssize_t i = 0; i < self->n; ++i) {
     Step* s = &self->steps[i];
+    free_segment(s->segment);
+    PyMem_Free(s->consts);
     Py_XDECREF(s->call);
     Py_XDECREF(s->target);
     Py_XDECREF(s->expected);
@@ -130,6 +155,151 @@ static int multi_outputs(Step* s, PyObject* out, PyObject* expected, PyObject* n
   return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------- segments
+ *
+ * A straight run of at least two steps that are all built-in native kernels on the host fast path (direct
+ * calls of bridge Kernels, or scalar ops whose non-0-d operands go to one) is a segment: Plan.run hands it to
+ * the bridge's segment runner (csrc/bridge/segment_api.h), which runs its kernels on C tensors with the GIL
+ * released once for all of them. 0-d operands of such a scalar op then go to the native kernel too (the same
+ * IEEE arithmetic). */
+
+#define MIN_SEGMENT 2
+
+/* The bridge Kernel step `s` may run as in a segment, or NULL. */
+static PyObject* segment_kernel(const Step* s) {
+  const MT_SegmentAPI* api = mt_segment_api_seen;
+  if (api == NULL || !s->direct || s->n_out > 0 || s->c_call == NULL || s->n_in > 64) return NULL;
+  PyObject* kernel = s->native_kernel ? s->target : s->c_call == mt_scalar_call ? mt_scalar_op_native_kernel(s->target)
+                                                                                : NULL;
+  if (kernel == NULL) return NULL;
+  return api->eligible(kernel, s->expected != NULL ? (PyObject*)s->expected : NULL) ? kernel : NULL;
+}
+
+static int contains(const Py_ssize_t* slots, Py_ssize_t n, Py_ssize_t slot) {
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (slots[k] == slot) return 1;
+  }
+  return 0;
+}
+
+/* A constant step: no inputs, a Python call (Const). A segment runs it before its kernels: nothing it does
+ * depends on them. */
+static int constant_step(const Step* s) { return s->direct && s->n_out == 0 && s->c_call == NULL && s->n_in == 0; }
+
+/* The segment of the kernel steps among [first, stop), the others constant steps: 0, or -1 with an exception. */
+static int make_segment(PlanObject* self, Py_ssize_t first, Py_ssize_t stop) {
+  Py_ssize_t n = 0, inputs = 0, n_consts = 0;
+  for (Py_ssize_t i = first; i < stop; ++i) {
+    inputs += self->steps[i].n_in;
+    if (constant_step(&self->steps[i])) {
+      ++n_consts;
+    } else {
+      ++n;
+    }
+  }
+  Py_ssize_t* consts = (Py_ssize_t*)PyMem_Calloc((size_t)(n_consts > 0 ? n_consts : 1), sizeof(Py_ssize_t));
+  if (consts == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  n_consts = 0;
+  for (Py_ssize_t i = first; i < stop; ++i) {
+    if (constant_step(&self->steps[i])) consts[n_consts++] = i;
+  }
+  MT_Segment* seg = (MT_Segment*)PyMem_Calloc(1, sizeof(MT_Segment));
+  if (seg == NULL) {
+    PyMem_Free(consts);
+    PyErr_NoMemory();
+    return -1;
+  }
+  seg->steps = (MT_SegmentStep*)PyMem_Calloc((size_t)n, sizeof(MT_SegmentStep));
+  seg->ext_slot = (Py_ssize_t*)PyMem_Calloc((size_t)(inputs > 0 ? inputs : 1), sizeof(Py_ssize_t));
+  seg->ext_taken = (unsigned char*)PyMem_Calloc((size_t)(inputs > 0 ? inputs : 1), 1);
+  Step** kernels = (Step**)PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(Step*));
+  if (seg->steps == NULL || seg->ext_slot == NULL || seg->ext_taken == NULL || kernels == NULL) {
+    PyMem_Free(kernels);
+    PyMem_Free(consts);
+    free_segment(seg);
+    PyErr_NoMemory();
+    return -1;
+  }
+  seg->n_steps = 0;
+  for (Py_ssize_t i = first; i < stop; ++i) {
+    if (!constant_step(&self->steps[i])) kernels[seg->n_steps++] = &self->steps[i];
+  }
+  for (Py_ssize_t t = 0; t < n; ++t) {
+    const Step* s = kernels[t];
+    MT_SegmentStep* g = &seg->steps[t];
+    g->kernel = segment_kernel(s);
+    g->n_in = s->n_in;
+    g->out = s->out;
+    g->arg = (Py_ssize_t*)PyMem_Calloc((size_t)(s->n_in > 0 ? s->n_in : 1), sizeof(Py_ssize_t));
+    if (g->arg == NULL) {
+      PyMem_Free(kernels);
+      PyMem_Free(consts);
+      free_segment(seg);
+      PyErr_NoMemory();
+      return -1;
+    }
+    for (Py_ssize_t k = 0; k < s->n_in; ++k) {
+      Py_ssize_t slot = s->in[k], a = -1;
+      for (Py_ssize_t p = 0; p < t && a < 0; ++p) {
+        if (kernels[p]->out == slot) a = p;
+      }
+      if (a < 0) { /* a value from outside the segment */
+        Py_ssize_t e = 0;
+        while (e < seg->n_ext && seg->ext_slot[e] != slot) ++e;
+        if (e == seg->n_ext) seg->ext_slot[seg->n_ext++] = slot;
+        a = -1 - e;
+      }
+      g->arg[k] = a;
+      if (contains(s->take, s->n_take, slot)) { /* nothing after this step reads it */
+        g->last |= (uint64_t)1 << k;
+        if (a < 0) seg->ext_taken[-1 - a] = 1;
+      }
+    }
+  }
+  for (Py_ssize_t t = 0; t < n; ++t) {
+    const Step* s = kernels[t];
+    int read_here = 0;
+    for (Py_ssize_t p = t + 1; p < n && !read_here; ++p) read_here = contains(kernels[p]->take, kernels[p]->n_take, s->out);
+    seg->steps[t].out_use = read_here ? MT_OUT_SEGMENT
+                            : contains(s->drop, s->n_drop, s->out) ? MT_OUT_NONE
+                                                                   : MT_OUT_SLOT;
+  }
+  PyMem_Free(kernels);
+  Step* head = &self->steps[first];
+  head->segment = seg;
+  head->span = stop - first;
+  head->n_consts = n_consts;
+  head->consts = consts;
+  return 0;
+}
+
+/* The plan's segments: maximal runs of steps segment_kernel accepts and constant steps, with at least
+ * MIN_SEGMENT of the former, starting and ending with one. 0, or -1. */
+static int build_segments(PlanObject* self) {
+  Py_ssize_t i = 0;
+  while (i < self->n) {
+    if (segment_kernel(&self->steps[i]) == NULL) {
+      ++i;
+      continue;
+    }
+    Py_ssize_t j = i, end = i, kernels = 0;
+    for (; j < self->n; ++j) {
+      if (segment_kernel(&self->steps[j]) != NULL) {
+        ++kernels;
+        end = j + 1;
+      } else if (!constant_step(&self->steps[j])) {
+        break;
+      }
+    }
+    if (kernels >= MIN_SEGMENT && make_segment(self, i, end) < 0) return -1;
+    i = end;
+  }
+  return 0;
+}
+
 static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
   PyObject* steps;
   static char* keywords[] = {"steps", NULL};
@@ -187,6 +357,8 @@ static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
         s->c_call = (DirectCallFunction)PyCapsule_GetPointer(capsule, SCALAR_CALL_CAPSULE);
       } else {
         s->c_call = (DirectCallFunction)PyCapsule_GetPointer(capsule, DIRECT_CALL_CAPSULE);
+        s->native_kernel = s->c_call != NULL;
+        if (s->native_kernel) mt_note_segment_api(capsule);
       }
       if (s->c_call == NULL) {
         Py_DECREF(fast);
@@ -210,7 +382,7 @@ static int Plan_init(PlanObject* self, PyObject* args, PyObject* kwargs) {
     }
   }
   Py_DECREF(fast);
-  return 0;
+  return build_segments(self);
 }
 
 static int set_slot(PyObject* values, Py_ssize_t slot, PyObject* value) {
@@ -411,6 +583,14 @@ static int run_multi(const Step* s, PyObject* values, Py_ssize_t size) {
   return status;
 }
 
+/* The plan index of kernel step `t` of the segment starting at `first`. */
+static Py_ssize_t segment_step_index(const PlanObject* self, Py_ssize_t first, Py_ssize_t t) {
+  for (Py_ssize_t i = first; i < self->n; ++i) {
+    if (!constant_step(&self->steps[i]) && t-- == 0) return i;
+  }
+  return first;
+}
+
 /* run(values, start) -> index of the first node not run here (len(steps) when all ran). */
 static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2 || !PyList_Check(args[0])) {
@@ -422,6 +602,26 @@ static PyObject* Plan_run(PlanObject* self, PyObject* const* args, Py_ssize_t na
   if (i < 0 && PyErr_Occurred()) return NULL;
   Py_ssize_t size = PyList_GET_SIZE(values);
   for (; i < self->n; ++i) {
+    const Step* head = &self->steps[i];
+    if (head->segment != NULL) {
+      int ran = 0;
+      for (Py_ssize_t c = 0; c < head->n_consts && ran == 0; ++c) {
+        ran = run_step(&self->steps[head->consts[c]], values, size);
+        if (ran < 0) self->failed_at = head->consts[c];
+      }
+      if (ran < 0) return NULL;
+      Py_ssize_t failed = 0;
+      int r = ran == 0 ? mt_segment_api_seen->run(head->segment, values, &failed) : MT_SEGMENT_DECLINED;
+      if (r == MT_SEGMENT_FAILED) {
+        self->failed_at = segment_step_index(self, i, failed);
+        return NULL;
+      }
+      if (r == MT_SEGMENT_RAN) {
+        i += head->span - 1;
+        continue;
+      }
+      /* declined: the steps one by one (a constant step that already ran runs again: it has no effects) */
+    }
     int ran = run_step(&self->steps[i], values, size);
     if (ran < 0) {
       self->failed_at = i;
@@ -443,8 +643,27 @@ static PyMethodDef kPlanMethods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* segments -> ((first, span, kernels), ...): the plan's segments, for tests and debugging. */
+static PyObject* Plan_get_segments(PlanObject* self, void* closure) {
+  (void)closure;
+  PyObject* list = PyList_New(0);
+  for (Py_ssize_t i = 0; list != NULL && i < self->n; ++i) {
+    const Step* s = &self->steps[i];
+    if (s->segment == NULL) continue;
+    PyObject* item = Py_BuildValue("(nnn)", i, s->span, s->segment->n_steps);
+    if (item == NULL || PyList_Append(list, item) < 0) Py_CLEAR(list);
+    Py_XDECREF(item);
+  }
+  if (list == NULL) return NULL;
+  PyObject* result = PyList_AsTuple(list);
+  Py_DECREF(list);
+  return result;
+}
+
 static PyGetSetDef kPlanGetSet[] = {
     {"failed_at", (getter)Plan_get_failed_at, NULL, "The node whose kernel raised in the last run, or -1.", NULL},
+    {"segments", (getter)Plan_get_segments, NULL,
+     "((first step, steps spanned, native kernels), ...): the runs of native kernels run without the GIL.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

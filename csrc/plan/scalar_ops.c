@@ -242,6 +242,7 @@ static int ScalarOp_init(ScalarOpObject* self, PyObject* args, PyObject* kwargs)
     if (!PyArg_ParseTuple(native, "OO", &capsule, &c_target)) return -1;
     c_fallback = (DirectCallFunction)PyCapsule_GetPointer(capsule, DIRECT_CALL_CAPSULE);
     if (c_fallback == NULL) return -1;
+    mt_note_segment_api(capsule);
   }
   self->code = code;
   Py_XSETREF(self->fallback, Py_NewRef(fallback));
@@ -249,6 +250,12 @@ static int ScalarOp_init(ScalarOpObject* self, PyObject* args, PyObject* kwargs)
   self->c_fallback = c_fallback;
   self->vectorcall = ScalarOp_vectorcall;
   return 0;
+}
+
+PyObject* mt_scalar_op_native_kernel(PyObject* op) {
+  if (!PyObject_TypeCheck(op, &ScalarOpType)) return NULL;
+  ScalarOpObject* self = (ScalarOpObject*)op;
+  return self->c_fallback != NULL ? self->c_target : NULL;
 }
 
 static void ScalarOp_dealloc(ScalarOpObject* self) {

@@ -34,7 +34,7 @@ extern "C" {
 #define MT_EXPORT __attribute__((visibility("default")))
 
 /* Version of the internal interface; the bridge refuses a shim of another version. */
-#define MT_INTERNAL_VERSION 4
+#define MT_INTERNAL_VERSION 5
 
 /* Alignment of buffers the shim allocates itself (TF_AllocateTensor), TF's value. */
 #define MT_ALIGNMENT 64
@@ -90,6 +90,10 @@ MT_EXPORT void MT_BufferRef(MT_Buffer* buf);
 MT_EXPORT void MT_BufferUnref(MT_Buffer* buf);
 /* Shim-owned, MT_ALIGNMENT-aligned memory of `len` bytes; TF_STRING elements start empty. */
 MT_EXPORT MT_Buffer* MT_AllocateBuffer(TF_DataType dtype, size_t len);
+/* The memory of a shim-allocated buffer only one handle holds, given up: the caller frees it with free() once
+ * nothing uses it, and the buffer's last unref no longer does. NULL (nothing changed) when the buffer is
+ * shared, holds strings or is not MT_AllocateBuffer's. */
+MT_EXPORT void* MT_BufferReleaseMemory(MT_Buffer* buf);
 
 #define MT_INLINE_DIMS 6
 

@@ -85,6 +85,15 @@ MT_Buffer* MT_AllocateBuffer(TF_DataType dtype, size_t len) {
   return buf;
 }
 
+void* MT_BufferReleaseMemory(MT_Buffer* buf) {
+  if (atomic_load(&buf->refs) != 1 || !buf->owns_memory || buf->num_strings != 0 || buf->deallocator != free_aligned) {
+    return NULL;
+  }
+  buf->deallocator = NULL;
+  buf->owns_memory = 0;
+  return buf->data;
+}
+
 /* ---- handles ---- */
 
 static void set_dims(TF_Tensor* t, const int64_t* dims, int num_dims) {

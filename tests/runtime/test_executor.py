@@ -211,6 +211,106 @@ def test_the_c_plan_loop_and_the_python_loop_agree_and_name_failing_nodes(fresh_
             run(failing)
 
 
+def _segment_graph(x_source) -> graph_pb2.GraphDef:
+    """Native kernels with constants between them; `e` is read after the run of kernels (fetched), `x` twice."""
+    return graph(
+        x_source,
+        const("three", np.float32(3)),
+        const("bias", np.float32([0.5, -1, 2])),
+        node("Exp", "e", "x", T=F32),
+        node("Mul", "m", "e", "three", T=F32),
+        node("Tanh", "t", "m", T=F32),
+        node("AddV2", "b", "t", "bias", T=F32),
+        node("Sub", "s", "b", "x", T=F32),
+        node("Mul", "sq", "s", "s", T=F32),
+        fetch("out", "sq"),
+        fetch("out_e", "e"),
+    )
+
+
+def test_runs_of_native_kernels_run_as_segments_with_the_step_by_step_results(fresh_devices) -> None:
+    """A straight run of native kernels (constants in between) is one segment of the C plan: its values are C
+    tensors, written in place where nothing else reads them; results equal the Python loop's bit for bit, a value
+    read after the segment keeps its value, and a fed array is never written."""
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(4, 3)
+    executor = Executor(_segment_graph(feed("x")), cpu())
+    assert [s[2] for s in executor._fast_plan.segments] == [6]  # Exp .. Mul in one, the two Consts run first
+    fed = x.copy()
+    with_c = run(executor, {"x": fed})
+    np.testing.assert_array_equal(fed, x)
+    executor._fast_plan = None
+    in_python = run(executor, {"x": x.copy()})
+    for name in ("out", "out_e"):
+        np.testing.assert_array_equal(with_c[name], in_python[name])
+    e = np.exp(x)
+    np.testing.assert_allclose(with_c["out_e"], e, rtol=1e-6)
+    s = (np.tanh(e * np.float32(3)) + np.float32([0.5, -1, 2])) - x
+    np.testing.assert_allclose(with_c["out"], s * s, rtol=1e-6)
+    # a constant input: read-only, shared by every run; the same results run after run
+    executor = Executor(_segment_graph(const("x", x)), cpu())
+    first, second = run(executor), run(executor)
+    np.testing.assert_array_equal(first["out"], in_python["out"])
+    np.testing.assert_array_equal(second["out"], in_python["out"])
+
+
+def test_a_segment_names_its_failing_node_and_runs_without_the_gil(fresh_devices) -> None:
+    """A kernel failing inside a segment is reported on its node; while a segment's kernels run, other Python
+    threads run (the GIL is released once for the whole segment, as TF's executor never holds one)."""
+    import threading
+
+    bad = graph(feed("x"), node("Exp", "e", "x", T=F32), node("MatMul", "mm", "e", "e", T=F32),
+                node("Neg", "n", "mm", T=F32), fetch("out", "n"))  # fmt: skip
+    failing = Executor(bad, cpu())
+    assert failing._fast_plan.segments
+    with pytest.raises(errors.InvalidArgumentError, match=r"\[\[\{\{node mm\}\}\]\] \(op MatMul on"):
+        run(failing, {"x": np.ones((2, 3), np.float32)})
+    chain = [feed("x")] + [node("Tanh" if i % 2 else "Exp", f"k{i}", "x" if i == 0 else f"k{i - 1}", T=F32)
+                           for i in range(40)]  # fmt: skip
+    executor = Executor(graph(*chain, fetch("out", "k39")), cpu())
+    assert [s[2] for s in executor._fast_plan.segments] == [40]
+    big = np.full(1 << 21, 0.5, np.float32)
+    run(executor, {"x": big})
+    ticks = 0
+    finished = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not finished.is_set():
+            ticks += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        out = run(executor, {"x": big})
+    finally:
+        finished.set()
+        counter.join()
+    assert ticks > 1000  # with the GIL held for the whole run the counter could not have run at all
+    assert out["out"].shape == big.shape and np.all(np.isfinite(out["out"]))
+
+
+def test_segments_of_several_threads_at_once_give_each_its_own_results(fresh_devices) -> None:
+    """Plans of one graph run from several threads at once: each run's values stay its own."""
+    import concurrent.futures
+
+    executor = Executor(_segment_graph(feed("x")), cpu())
+    inputs = [np.float32(np.random.default_rng(i).standard_normal((64, 3))) for i in range(16)]
+    want = []
+    for x in inputs:
+        e = np.exp(x)
+        s = (np.tanh(e * np.float32(3)) + np.float32([0.5, -1, 2])) - x
+        want.append((s * s, e))
+
+    def one(i: int) -> None:
+        for _ in range(20):
+            got = run(executor, {"x": inputs[i].copy()})
+            np.testing.assert_allclose(got["out"], want[i][0], rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(got["out_e"], want[i][1], rtol=1e-6)
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(one, range(16)))
+
+
 def test_kernels_of_several_outputs_run_in_the_c_plan_loop(fresh_devices) -> None:
     """Split, SplitV, Unique and TopKV2 (numpy kernels of several outputs) are called by the C plan loop without a
     kernel context; results equal the Python loop's, and a wrong output count or dtype is still the executor's."""

@@ -23,7 +23,17 @@ from modtensor.runtime.allocator import Allocator, as_numpy_dtype
 if TYPE_CHECKING:
     from modtensor.runtime.resource_mgr import ResourceMgr
 
-__all__ = ["Device", "DeviceAttributes", "DeviceSet", "new_incarnation"]
+__all__ = ["Device", "DeviceAttributes", "DeviceSet", "new_incarnation", "register_memory_owner_type"]
+
+# Types whose objects own host memory that only the arrays over it use (the native bridge's HostBlock: the
+# memory a native kernel's output handed over). An array whose base is such an object that only it holds is
+# the only user of that memory.
+_memory_owner_types: set[type] = set()
+
+
+def register_memory_owner_type(owner_type: type) -> None:
+    """Count arrays over ``owner_type`` objects as exclusive (see ``Device.buffer_is_exclusive``)."""
+    _memory_owner_types.add(owner_type)
 
 
 def new_incarnation() -> int:
@@ -156,9 +166,12 @@ class Device:
         if base is None:
             return True
         # An aligned allocation (allocator.aligned_empty) is a view of a raw byte array only it holds;
-        # numpy makes any other view of that memory reference the raw array too. References counted:
-        # the view's, the local `base`, getrefcount's argument.
-        return type(base) is np.ndarray and base.base is None and sys.getrefcount(base) <= 3
+        # numpy makes any other view of that memory reference the raw array too. A native output's memory
+        # is a registered owner object (views of the array reference the array, not the owner). References
+        # counted: the view's, the local `base`, getrefcount's argument.
+        if type(base) is np.ndarray:
+            return base.base is None and sys.getrefcount(base) <= 3
+        return type(base) in _memory_owner_types and sys.getrefcount(base) <= 3
 
     def zeros(self, shape: Sequence[int], dtype: Any) -> Any:
         """A zero-filled value from this device's allocator."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from modtensor.framework import errors
+from modtensor.runtime.device import register_memory_owner_type
 
 __all__ = ["COMPAT_FILE", "SHIM_FILE", "bridge", "shim_path"]
 
@@ -88,5 +89,6 @@ def bridge() -> ModuleType:
         from modtensor.plugin.native import hooks
 
         module.install(hooks, hooks.numpy_dtype_table())
+        register_memory_owner_type(module.HostBlock)
         _attached = module
         return module
