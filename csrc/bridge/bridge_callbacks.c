@@ -333,31 +333,39 @@ static TF_Tensor* host_fast_allocate(TF_OpKernelContext* ctx, PyObject* device, 
   }
   if (what == MT_ALLOC_OUTPUT) on_host = ctx->kernel->output_host_memory[index];
   MT_Call* call = mt_call_of(ctx);
-  if (ctx->py == NULL && ((call->plain_allocators >> (on_host ? 1 : 0)) & 1) && !PyDataType_REFCHK(descr)) {
-    /* A direct call running without the GIL on the plain allocator: shim memory, no GIL round trip; the
-       output's array takes it over when the call ends (mt_value_from_tensor). */
-    MT_Buffer* buf = MT_AllocateBuffer(dtype, (size_t)MT_NumElements(dims, num_dims) * PyDataType_ELSIZE(descr));
-    if (buf == NULL) {
-      MT_SetStatusf(status, TF_RESOURCE_EXHAUSTED, "OOM when allocating a tensor of %lld elements on the host",
-                    (long long)MT_NumElements(dims, num_dims));
-      return NULL;
+  int from_shim = !PyDataType_REFCHK(descr) && ctx->py == NULL && ((call->plain_allocators >> (on_host ? 1 : 0)) & 1);
+  if (!from_shim) {
+    TF_Tensor* t = NULL;
+    WITH_GIL_BEGIN
+    int plain = PyDataType_REFCHK(descr) ? 0 : mt_host_allocator_plain(device, on_host);
+    if (plain < 0) {
+      mt_status_from_exception(status);
+    } else if (plain) {
+      from_shim = 1;
+    } else {
+      PyObject* array = host_allocate(device, on_host, descr, dims, num_dims);
+      if (array == NULL) {
+        mt_status_from_exception(status);
+      } else {
+        t = mt_tensor_from_array(array, dtype, status);
+        Py_DECREF(array);
+        if (t != NULL && what == MT_ALLOC_OUTPUT) set_output_tensor(ctx, index, t);
+      }
     }
-    TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, num_dims, buf);
-    MT_BufferUnref(buf);
-    if (what == MT_ALLOC_OUTPUT) set_output_tensor(ctx, index, t);
-    return t;
+    WITH_GIL_END
+    if (!from_shim) return t;
   }
-  TF_Tensor* t = NULL;
-  WITH_GIL_BEGIN
-  PyObject* array = host_allocate(device, on_host, descr, dims, num_dims);
-  if (array == NULL) {
-    mt_status_from_exception(status);
-  } else {
-    t = mt_tensor_from_array(array, dtype, status);
-    Py_DECREF(array);
-    if (t != NULL && what == MT_ALLOC_OUTPUT) set_output_tensor(ctx, index, t);
+  /* The plain allocator: shim memory (large blocks reused, host_memory.c), no Python; the output's array takes
+     it over when the call ends (mt_value_from_tensor). */
+  MT_Buffer* buf = MT_AllocateBuffer(dtype, (size_t)MT_NumElements(dims, num_dims) * PyDataType_ELSIZE(descr));
+  if (buf == NULL) {
+    MT_SetStatusf(status, TF_RESOURCE_EXHAUSTED, "OOM when allocating a tensor of %lld elements on the host",
+                  (long long)MT_NumElements(dims, num_dims));
+    return NULL;
   }
-  WITH_GIL_END
+  TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, num_dims, buf);
+  MT_BufferUnref(buf);
+  if (what == MT_ALLOC_OUTPUT) set_output_tensor(ctx, index, t);
   return t;
 }
 

@@ -16,10 +16,11 @@
 typedef struct {
   PyObject_HEAD
   void* data;
+  size_t len;
 } HostBlockObject;
 
 static void HostBlock_dealloc(HostBlockObject* self) {
-  free(self->data);
+  MT_HostFree(self->data, self->len);
   Py_TYPE(self)->tp_free((PyObject*)self);
 }
 
@@ -203,14 +204,16 @@ static void release_buffer_capsule(PyObject* capsule) {
 }
 
 static PyObject* buffer_base(MT_Buffer* buf) {
-  void* memory = MT_BufferReleaseMemory(buf);
+  size_t len = 0;
+  void* memory = MT_BufferReleaseMemory(buf, &len);
   if (memory != NULL) {
     HostBlockObject* block = PyObject_New(HostBlockObject, &MT_HostBlockType);
     if (block == NULL) {
-      free(memory);
+      MT_HostFree(memory, len);
       return NULL;
     }
     block->data = memory;
+    block->len = len;
     return (PyObject*)block;
   }
   MT_BufferRef(buf);

@@ -90,10 +90,19 @@ MT_EXPORT void MT_BufferRef(MT_Buffer* buf);
 MT_EXPORT void MT_BufferUnref(MT_Buffer* buf);
 /* Shim-owned, MT_ALIGNMENT-aligned memory of `len` bytes; TF_STRING elements start empty. */
 MT_EXPORT MT_Buffer* MT_AllocateBuffer(TF_DataType dtype, size_t len);
-/* The memory of a shim-allocated buffer only one handle holds, given up: the caller frees it with free() once
- * nothing uses it, and the buffer's last unref no longer does. NULL (nothing changed) when the buffer is
- * shared, holds strings or is not MT_AllocateBuffer's. */
-MT_EXPORT void* MT_BufferReleaseMemory(MT_Buffer* buf);
+/* The memory of a shim-allocated buffer only one handle holds, given up: the caller frees it with
+ * MT_HostFree(memory, *len) once nothing uses it, and the buffer's last unref no longer does. NULL (nothing
+ * changed) when the buffer is shared, holds strings or is not MT_AllocateBuffer's. */
+MT_EXPORT void* MT_BufferReleaseMemory(MT_Buffer* buf, size_t* len);
+
+/* Host memory for tensor data (host_memory.c): MT_ALIGNMENT-aligned, large blocks reused from a cache. */
+MT_EXPORT void* MT_HostAllocate(size_t len);
+MT_EXPORT void MT_HostFree(void* data, size_t len); /* `len` as allocated */
+/* The size of the block MT_HostAllocate(len) gives. */
+MT_EXPORT size_t MT_HostBlockSize(size_t len);
+/* Bytes of freed blocks kept for reuse; MT_HostCacheClear frees them. */
+MT_EXPORT size_t MT_HostCachedBytes(void);
+MT_EXPORT void MT_HostCacheClear(void);
 
 #define MT_INLINE_DIMS 6
 

@@ -66,17 +66,15 @@ void MT_BufferUnref(MT_Buffer* buf) {
   MT_CacheFree(MT_CACHE_BUFFER, buf);
 }
 
-static void free_aligned(void* data, size_t len, void* arg) {
-  (void)len;
+static void free_host(void* data, size_t len, void* arg) {
   (void)arg;
-  free(data);
+  MT_HostFree(data, len);
 }
 
 MT_Buffer* MT_AllocateBuffer(TF_DataType dtype, size_t len) {
-  size_t rounded = (len + MT_ALIGNMENT - 1) / MT_ALIGNMENT * MT_ALIGNMENT;
-  void* data = aligned_alloc(MT_ALIGNMENT, rounded > 0 ? rounded : MT_ALIGNMENT);
+  void* data = MT_HostAllocate(len);
   if (data == NULL) return NULL;
-  MT_Buffer* buf = MT_NewBuffer(data, len, free_aligned, NULL);
+  MT_Buffer* buf = MT_NewBuffer(data, len, free_host, NULL);
   buf->owns_memory = 1;
   if (dtype == TF_STRING) {
     memset(data, 0, len); /* all-zero TF_TStrings are empty SMALL strings */
@@ -85,12 +83,13 @@ MT_Buffer* MT_AllocateBuffer(TF_DataType dtype, size_t len) {
   return buf;
 }
 
-void* MT_BufferReleaseMemory(MT_Buffer* buf) {
-  if (atomic_load(&buf->refs) != 1 || !buf->owns_memory || buf->num_strings != 0 || buf->deallocator != free_aligned) {
+void* MT_BufferReleaseMemory(MT_Buffer* buf, size_t* len) {
+  if (atomic_load(&buf->refs) != 1 || !buf->owns_memory || buf->num_strings != 0 || buf->deallocator != free_host) {
     return NULL;
   }
   buf->deallocator = NULL;
   buf->owns_memory = 0;
+  *len = buf->len;
   return buf->data;
 }
 
