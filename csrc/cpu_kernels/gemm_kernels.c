@@ -464,7 +464,8 @@ const mtk_gemm_arch* mtk_gemm_arch_get(void) {
 #ifdef MTK_X86
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) {
-    arch = (mtk_gemm_arch){12, 32, 256, 144, ukr_avx512, ukr_avx512_rows, ukr_avx512_indirect, "avx512"};
+    /* kc 512: at batch 8 the 1x1 layers ran 3-6 % faster than with 256 (C read and written half as often) */
+    arch = (mtk_gemm_arch){12, 32, 512, 144, ukr_avx512, ukr_avx512_rows, ukr_avx512_indirect, "avx512"};
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     arch = (mtk_gemm_arch){6, 16, 256, 96, ukr_avx2, ukr_avx2_rows, ukr_avx2_indirect, "avx2"};
   }
