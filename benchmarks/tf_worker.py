@@ -73,11 +73,13 @@ def _while_steps() -> dict:
     return steps
 
 
-def _pipeline_step() -> object:
-    """data_pipeline.py's parallel epoch with TensorFlow (one call = one epoch)."""
+def _pipeline_step(training: bool) -> object:
+    """data_pipeline.py's parallel epoch with TensorFlow (one call = one epoch), bare or feeding a training step."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import data_pipeline
 
+    if training:
+        return data_pipeline._training_epoch(tf)
     return data_pipeline._epoch(data_pipeline._pipeline(tf, True))
 
 
@@ -128,8 +130,8 @@ def main() -> None:
             steps.update(loops)
             answer = {name: [float(np.asarray(v)) for v in call()] for name, call in loops.items()}
             answer["version"] = tf.__version__
-        elif op == "pipeline":
-            steps[request["name"]] = _pipeline_step()
+        elif op in ("pipeline", "pipeline_train"):
+            steps[request["name"]] = _pipeline_step(op == "pipeline_train")
             answer = {"elements": steps[request["name"]](), "version": tf.__version__}  # type: ignore[operator]
         elif op == "time_step":
             step = steps[request["name"]]

@@ -387,6 +387,45 @@ static PyObject* Kernel_enable_host_fast_path(KernelObject* self, PyObject* args
   Py_RETURN_NONE;
 }
 
+/* A call of `self` without an OpKernelContext on n inputs (a direct call, or a segment step when `segment`): the
+ * call's fields and its one-output context, the input and movable arrays on the heap past SMALL_ARITY (inputs
+ * zeroed). -1 when out of memory (nothing to free). */
+static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, int segment) {
+  call->in = call->in_small;
+  call->out = call->out_small;
+  call->movable = call->movable_small;
+  call->filled = 0;
+  call->py_ctx = call->inputs = call->outputs = call->keep = call->callback = NULL;
+  call->kernel = self; /* borrowed: the caller holds the kernel for the call */
+  call->gil_held = 0;
+  call->segment = segment;
+  call->plain_allocators = 0;
+  call->out[0] = NULL;
+  if (n > SMALL_ARITY) {
+    call->in = (MT_Input*)calloc((size_t)n, sizeof(MT_Input));
+    call->movable = (unsigned char*)calloc((size_t)n, 1);
+    if (call->in == NULL || call->movable == NULL) {
+      free(call->in);
+      free(call->movable);
+      call->in = call->in_small;
+      call->movable = call->movable_small;
+      return -1;
+    }
+  }
+  struct TF_OpKernelContext* ctx = &call->ctx;
+  ctx->kernel = &self->k;
+  ctx->py = NULL;
+  ctx->num_inputs = n;
+  ctx->num_outputs = 1;
+  ctx->inputs = call->in;
+  ctx->outputs = call->out;
+  ctx->step_id = 0;
+  atomic_init(&ctx->deferred_ops, 0);
+  atomic_flag_clear(&ctx->failure_lock);
+  ctx->failure = NULL;
+  return 0;
+}
+
 /* A call of a one-output kernel on the host fast path without an OpKernelContext: the inputs are `args`,
  * output 0 is the result (a new reference; NULL with the kernel's OpError raised). Bit i of `given` says the
  * caller gives argument i up: it holds the reference the caller passed and will drop it right after the call.
@@ -403,27 +442,10 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
     return NULL;
   }
   KernelCall call;
-  call.in = call.in_small;
-  call.out = call.out_small;
-  call.movable = call.movable_small;
-  call.filled = 0;
-  call.py_ctx = call.inputs = call.outputs = call.keep = call.callback = NULL;
-  call.kernel = self; /* borrowed: the caller holds the kernel for the call */
-  call.gil_held = 0;
-  call.segment = 0;
-  call.plain_allocators = 0;
-  call.out[0] = NULL;
   PyObject* result = NULL;
   int n = k->num_inputs;
   int64_t elements = 0;
-  if (n > SMALL_ARITY) {
-    call.in = (MT_Input*)calloc((size_t)n, sizeof(MT_Input));
-    call.movable = (unsigned char*)calloc((size_t)n, 1);
-    if (call.in == NULL || call.movable == NULL) {
-      PyErr_NoMemory();
-      goto done;
-    }
-  }
+  if (contextless_call_begin(&call, self, n, 0) < 0) return PyErr_NoMemory();
   for (int i = 0; i < n; ++i) {
     MT_Input* in = &call.in[i]; /* what mt_release_input reads when filling fails early (no memset: it is slow) */
     in->dims = NULL;
@@ -441,16 +463,6 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
     call.movable[i] = (unsigned char)movable;
   }
   struct TF_OpKernelContext* ctx = &call.ctx;
-  ctx->kernel = k;
-  ctx->py = NULL;
-  ctx->num_inputs = n;
-  ctx->num_outputs = 1;
-  ctx->inputs = call.in;
-  ctx->outputs = call.out;
-  ctx->step_id = 0;
-  atomic_init(&ctx->deferred_ops, 0);
-  atomic_flag_clear(&ctx->failure_lock);
-  ctx->failure = NULL;
   if (elements <= MT_DIRECT_GIL_ELEMENTS) {
     /* A few elements: the kernel takes less time than handing the GIL over and back, twice (its allocation
        callback takes the GIL). Direct calls are the built-in library's kernels, which call back into the
@@ -504,27 +516,12 @@ TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, c
   MT_Kernel* k = &self->k;
   int n = k->num_inputs;
   KernelCall call;
-  call.in = call.in_small;
-  call.out = call.out_small;
-  call.movable = call.movable_small;
-  call.filled = 0;
-  call.py_ctx = call.inputs = call.outputs = call.keep = call.callback = NULL;
-  call.kernel = self;
-  call.gil_held = 0;
-  call.segment = 1;
-  call.plain_allocators = plain_allocators;
-  call.out[0] = NULL;
-  if (n > SMALL_ARITY) {
-    call.in = (MT_Input*)malloc(sizeof(MT_Input) * (size_t)n);
-    call.movable = (unsigned char*)malloc((size_t)n);
-    if (call.in == NULL || call.movable == NULL) {
-      free(call.in);
-      free(call.movable);
-      *failure = TF_NewStatus();
-      MT_SetStatusf(*failure, TF_RESOURCE_EXHAUSTED, "out of memory calling kernel '%s'", k->name);
-      return NULL;
-    }
+  if (contextless_call_begin(&call, self, n, 1) < 0) {
+    *failure = TF_NewStatus();
+    MT_SetStatusf(*failure, TF_RESOURCE_EXHAUSTED, "out of memory calling kernel '%s'", k->name);
+    return NULL;
   }
+  call.plain_allocators = plain_allocators;
   for (int i = 0; i < n; ++i) {
     if (args[i]->dtype != k->input_types[i]) {
       if (call.in != call.in_small) free(call.in);
@@ -538,16 +535,6 @@ TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, c
     call.movable[i] = forwardable[i];
   }
   struct TF_OpKernelContext* ctx = &call.ctx;
-  ctx->kernel = k;
-  ctx->py = NULL;
-  ctx->num_inputs = n;
-  ctx->num_outputs = 1;
-  ctx->inputs = call.in;
-  ctx->outputs = call.out;
-  ctx->step_id = 0;
-  atomic_init(&ctx->deferred_ops, 0);
-  atomic_flag_clear(&ctx->failure_lock);
-  ctx->failure = NULL;
   MT_PushPluginCall(&self->site, "compute of the kernel");
   MT_RunKernel(ctx);
   MT_PopPluginCall();
