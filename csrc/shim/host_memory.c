@@ -31,10 +31,22 @@ typedef struct {
 } Block;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_fork_once = PTHREAD_ONCE_INIT;
 static Block g_blocks[MT_HOST_CACHE_SLOTS]; /* oldest first */
 static int g_count;
 static size_t g_cached_bytes;
 static size_t g_limit = (size_t)-1; /* (size_t)-1: not read from the environment yet */
+
+/* A fork while another thread holds the lock must not leave the child's copy locked: the lock is taken around
+ * fork and released on both sides. */
+static void fork_prepare(void) { pthread_mutex_lock(&g_lock); }
+static void fork_release(void) { pthread_mutex_unlock(&g_lock); }
+static void register_fork_handlers(void) { pthread_atfork(fork_prepare, fork_release, fork_release); }
+
+static void cache_lock(void) {
+  pthread_once(&g_fork_once, register_fork_handlers);
+  pthread_mutex_lock(&g_lock);
+}
 
 /* The byte limit of the cache; g_lock held. */
 static size_t cache_limit(void) {
@@ -60,7 +72,7 @@ void* MT_HostAllocate(size_t len) {
 #ifndef MT_HOST_CACHE_DISABLED
   if (size >= MT_HOST_CACHE_MIN) {
     void* found = NULL;
-    pthread_mutex_lock(&g_lock);
+    cache_lock();
     for (int i = g_count - 1; i >= 0; --i) { /* the most recently freed block of the class: warm in cache */
       if (g_blocks[i].size == size) {
         found = g_blocks[i].data;
@@ -84,7 +96,7 @@ void MT_HostFree(void* data, size_t len) {
   if (size >= MT_HOST_CACHE_MIN) {
     Block evicted[MT_HOST_CACHE_SLOTS];
     int n_evicted = 0;
-    pthread_mutex_lock(&g_lock);
+    cache_lock();
     size_t limit = cache_limit();
     if (size > limit) {
       pthread_mutex_unlock(&g_lock);
@@ -110,14 +122,14 @@ void MT_HostFree(void* data, size_t len) {
 }
 
 size_t MT_HostCachedBytes(void) {
-  pthread_mutex_lock(&g_lock);
+  cache_lock();
   size_t bytes = g_cached_bytes;
   pthread_mutex_unlock(&g_lock);
   return bytes;
 }
 
 void MT_HostCacheClear(void) {
-  pthread_mutex_lock(&g_lock);
+  cache_lock();
   Block blocks[MT_HOST_CACHE_SLOTS];
   int n = g_count;
   memcpy(blocks, g_blocks, sizeof(Block) * (size_t)n);
