@@ -90,3 +90,29 @@ def test_at_rows_equals_ufunc_at_bit_for_bit(tail: tuple[int, ...], ufunc: np.uf
     got = np.ones((4, *tail), np.float32)
     at_rows(ufunc, got, rows, values)
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("kind", ["float32", "int32", "signed_zeros", "nan", "infinities", "int64_lowest"])
+def test_top_k_by_argmax_passes_matches_the_full_sort(kind: str) -> None:
+    """TopKV2 with a small k takes k argmax passes instead of sorting each row: the same values (bit for bit)
+    and indices, ties by ascending index, and the sort again wherever NaN or the dtype's lowest value is picked."""
+    from modtensor.kernels.cpu import sort
+
+    rng = np.random.default_rng(7)
+    pools = {
+        "int32": lambda s: rng.integers(-3, 3, size=s).astype(np.int32),
+        "signed_zeros": lambda s: rng.choice([0.0, -0.0, 1.0, -1.0], size=s).astype(np.float64),
+        "infinities": lambda s: rng.choice([-np.inf, 0.0, np.inf, -np.inf], size=s).astype(np.float32),
+        "int64_lowest": lambda s: rng.choice([np.iinfo(np.int64).min, 0, 5], size=s).astype(np.int64),
+    }
+    for _ in range(300):
+        shape = (*rng.integers(1, 5, size=rng.integers(0, 3)), int(rng.integers(4, 60)))
+        x = pools[kind](shape) if kind in pools else rng.standard_normal(shape).astype(np.float32)
+        if kind == "nan":
+            x.flat[rng.integers(0, x.size)] = np.nan
+        k = int(rng.integers(0, min(shape[-1] // 4, sort._FEW) + 1))
+        values, indices = sort.top_k_v2(x, np.int32(k))
+        order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
+        want_indices = (shape[-1] - 1) - order
+        np.testing.assert_array_equal(indices, want_indices)
+        assert values.tobytes() == np.take_along_axis(x, want_indices, axis=-1).tobytes()

@@ -33,11 +33,44 @@ def top_k_v2(
     if kk == 0 or x.size == 0:
         shape = (*x.shape[:-1], kk)
         return np.zeros(shape, x.dtype), np.zeros(shape, out_dtype)
+    if kk <= _FEW and 4 * kk <= n:
+        found = _top_k_few(x, kk)
+        if found is not None:
+            indices = found
+            return np.ascontiguousarray(np.take_along_axis(x, indices, axis=-1)), indices.astype(out_dtype)
     # Descending, ties by ascending index: stable ascending sort of the reversed row, read backwards.
     order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :kk]
     indices = (n - 1) - order
     values = np.take_along_axis(x, indices, axis=-1)
     return np.ascontiguousarray(values), indices.astype(out_dtype)
+
+
+_FEW = 8  # k up to this: k passes of argmax instead of sorting every row
+
+
+def _top_k_few(x: np.ndarray, k: int) -> np.ndarray | None:
+    """The k largest of each row by k passes of argmax (its first maximum: ties by ascending index, as the sort),
+    each found entry then lowered to the dtype's lowest value. None (use the sort) for NaN, non-numpy-numeric
+    dtypes, or when a chosen entry is that lowest value (it could be a lowered one)."""
+    if x.dtype.kind == "f" and x.dtype in (np.float16, np.float32, np.float64):
+        if np.isnan(x).any():
+            return None
+        lowest = -np.inf
+    elif x.dtype.kind in "iu":
+        lowest = np.iinfo(x.dtype).min
+    else:
+        return None
+    n = x.shape[-1]
+    work = x.reshape(-1, n).copy()
+    rows = np.arange(work.shape[0])
+    taken = np.empty((work.shape[0], k), np.intp)
+    for j in range(k):
+        index = np.argmax(work, axis=-1)
+        if np.any(work[rows, index] == lowest):
+            return None
+        taken[:, j] = index
+        work[rows, index] = lowest
+    return taken.reshape(*x.shape[:-1], k)
 
 
 def unique(x: np.ndarray, out_idx: Any = np.int32) -> tuple[np.ndarray, np.ndarray]:
