@@ -300,6 +300,7 @@ void mtk_register_image(TF_Status* s);
 void mtk_register_select(TF_Status* s);
 void mtk_register_layer_norm(TF_Status* s);
 void mtk_register_random(TF_Status* s);
+void mtk_register_cast(TF_Status* s);
 
 /* Registers builder with float32 constraint on attr T and the library's priority. */
 void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),

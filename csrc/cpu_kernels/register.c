@@ -21,5 +21,6 @@ MTK_EXPORT void TF_InitKernel(void) {
   if (TF_GetCode(s) == TF_OK) mtk_register_select(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_layer_norm(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_random(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_cast(s);
   TF_DeleteStatus(s);
 }

@@ -60,7 +60,8 @@ def _node(op: str, n_inputs: int, attrs: dict[str, Any]) -> node_def_pb2.NodeDef
 def run_kernel(op: str, inputs: list[np.ndarray], *, expect_native: bool = True, **attrs: Any) -> np.ndarray:
     """One call through the runtime's kernel lookup; T (and TArgs/num_args for fused ops) from the inputs."""
     attrs = dict(attrs)
-    attrs.setdefault("T", inputs[0].dtype)
+    if any(a.name == "T" for a in global_registry().get(op).op_def.attr):
+        attrs.setdefault("T", inputs[0].dtype)
     index_attr = {"Sum": "Tidx", "Mean": "Tidx", "Max": "Tidx", "Min": "Tidx", "Prod": "Tidx", "Transpose": "Tperm",
                   "Pad": "Tpaddings"}.get(op)  # fmt: skip
     if index_attr is not None and len(inputs) > 1:
@@ -1007,3 +1008,25 @@ def test_random_kernels_check_the_shape_and_leave_half_types_to_numpy() -> None:
         k = create_kernel(node, global_registry().get("RandomUniform").op_def, device_factory.get_device("CPU:0"))
         draws.append(k.run(OpKernelContext(k, [np.int32([64])]))[0])
     assert not np.array_equal(draws[0], draws[1])
+
+
+@pytest.mark.parametrize("src", [np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.bool_],
+                         ids=lambda t: np.dtype(t).name)  # fmt: skip
+def test_cast_to_float32_matches_numpy(src: type) -> None:
+    """Cast from the integer and bool types to float32 is native (an image pipeline's first op): numpy's astype
+    bit for bit, extremes and large int64 (rounded to nearest even) included; other casts stay numpy's."""
+    info = np.iinfo(src) if src is not np.bool_ else None
+    rng = np.random.default_rng(3)
+    if info is None:
+        x = rng.integers(0, 2, size=(3, 7, 5)).astype(np.bool_)
+    else:
+        x = rng.integers(info.min, info.max, size=(3, 7, 5), endpoint=True, dtype=src)
+        x.flat[:2] = [info.min, info.max]
+        if src is np.int64:
+            x.flat[2:4] = [2**53 + 1, -(2**62) - 3]  # not representable: rounded
+    got = run_kernel("Cast", [x], SrcT=x.dtype, DstT=np.float32)
+    assert got.dtype == np.float32 and got.tobytes() == x.astype(np.float32).tobytes()
+    big = np.resize(x, 300_000)  # split over the pool
+    assert run_kernel("Cast", [big], SrcT=big.dtype, DstT=np.float32).tobytes() == big.astype(np.float32).tobytes()
+    kept = run_kernel("Cast", [np.float32([1.7, -2.5])], expect_native=False, SrcT=np.float32, DstT=np.int32)
+    np.testing.assert_array_equal(kept, [1, -2])

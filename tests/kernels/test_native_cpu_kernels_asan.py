@@ -5,7 +5,7 @@ ASan runtime preloaded loads that shim (MODTENSOR_SHIM_LIBRARY) and that library
 plugin (the built-in one turned off), then runs the kernel cases of
 test_native_cpu_kernels.py through it: every convolution, depthwise, fused, matmul,
 pooling, pad, binary, concat, unary, reduction, softmax,
-transpose, einsum, resize, select, layer-norm and random case, with one and two threads and the portable GEMM.
+transpose, einsum, resize, select, layer-norm, random and cast case, with one and two threads and the portable GEMM.
 Any ASan report fails the test.
 """
 
@@ -99,6 +99,9 @@ DRIVER = textwrap.dedent(
             for case in t.RANDOM_CASES:
                 t.test_random_kernels_continue_tensorflows_stream_bit_for_bit(case); cases += 1
             t.test_random_kernels_check_the_shape_and_leave_half_types_to_numpy()
+            for src in ("uint8", "int16", "int64", "bool"):
+                t.test_cast_to_float32_matches_numpy(getattr(__import__("numpy"), src if src != "bool" else "bool_"))
+                cases += 1
     t.test_concurrent_ops_from_several_threads_give_the_same_results()
     print("cases", cases, flush=True)
     """

@@ -87,7 +87,7 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
     # (_MklLayerNorm's OpDef allows no float64: TF's; its numpy kernel serves half types, checked elsewhere)
     fused = {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm"}
     random = {"RandomStandardNormal", "RandomUniform", "TruncatedNormal"}  # type attr dtype; float64 is native too
-    for op in sorted(NATIVE_FALLBACK_OPS - fused):
+    for op in sorted(NATIVE_FALLBACK_OPS - fused - {"Cast"}):
         attr = "dtype" if op in random else "T"
         node = node_def_pb2.NodeDef(name="n", op=op)
         node.attr[attr].type = dtypes.float32.as_datatype_enum
@@ -95,6 +95,16 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
         assert isinstance(registry.find_kernel(node, op_def(op), "CPU").factory, NativeKernelSpec), op
         node.attr[attr].type = (dtypes.float16 if op in random else dtypes.float64).as_datatype_enum
         assert registry.find_kernel(node, op_def(op), "CPU").source == SOURCE, op
+    # Cast: native from the integer and bool types to float32, numpy's for every other pair
+    for src, dst, native in ((dtypes.uint8, dtypes.float32, True), (dtypes.int64, dtypes.float32, True),
+                             (dtypes.bool, dtypes.float32, True), (dtypes.float64, dtypes.float32, False),
+                             (dtypes.int32, dtypes.float64, False), (dtypes.float32, dtypes.int32, False)):  # fmt: skip
+        node = node_def_pb2.NodeDef(name="n", op="Cast")
+        node.attr["SrcT"].type = src.as_datatype_enum
+        node.attr["DstT"].type = dst.as_datatype_enum
+        node_def_lib.add_default_attrs(node, op_def("Cast"))
+        found = registry.find_kernel(node, op_def("Cast"), "CPU")
+        assert isinstance(found.factory, NativeKernelSpec) == native and (native or found.source == SOURCE), (src, dst)
 
 
 def test_registration_is_idempotent_per_registry() -> None:

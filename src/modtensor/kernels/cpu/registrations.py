@@ -42,11 +42,12 @@ __all__ = [
 SOURCE = "modtensor.kernels.cpu"
 
 # Ops the native CPU kernel library (csrc/cpu_kernels, loaded as a built-in plugin) implements for float32 (the random
-# ops also for float64) at TF's default kernel priority 0. Their numpy kernels register one step lower, as the fallback
-# for the other dtypes (and for everything when the library is absent): the native kernel wins on CPU, and a pluggable
-# device's kernel (priority 0) still wins placement over CPU by device-type priority, as before.
+# ops also for float64; Cast from the integer and bool types to float32) at TF's default kernel priority 0. Their
+# numpy kernels register one step lower, as the fallback for the other dtypes (and for everything when the library
+# is absent): the native kernel wins on CPU, and a pluggable device's kernel (priority 0) still wins placement over
+# CPU by device-type priority, as before.
 NATIVE_FALLBACK_OPS = frozenset({
-    "Abs", "Add", "AddV2", "AvgPool", "BatchMatMulV2", "BiasAdd", "Ceil", "ConcatV2", "Conv2D",
+    "Abs", "Add", "AddV2", "AvgPool", "BatchMatMulV2", "BiasAdd", "Cast", "Ceil", "ConcatV2", "Conv2D",
     "DepthwiseConv2dNative", "Einsum", "Elu", "Erf", "Erfc", "Exp", "Floor", "LeakyRelu", "Log", "LogSoftmax",
     "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod",
     "RandomStandardNormal", "RandomUniform", "RealDiv", "Reciprocal", "Relu", "Relu6", "ResizeArea", "ResizeBicubic",
