@@ -289,18 +289,16 @@ int mt_host_allocator_plain(PyObject* device, int on_host) {
 }
 
 /* A new array for an allocation on the host fast path: np.empty on TensorFlow's 64-byte alignment when the
- * device's allocator is the runtime's plain numpy allocator without statistics, else the allocator's own
- * allocate(shape, dtype). GIL held; NULL with a Python error. */
-static PyObject* host_allocate(PyObject* device, int on_host, PyArray_Descr* descr, const int64_t* dims,
+ * device's allocator is `plain` (mt_host_allocator_plain), else the allocator's own allocate(shape, dtype). GIL
+ * held; NULL with a Python error. */
+static PyObject* host_allocate(PyObject* device, int on_host, int plain, PyArray_Descr* descr, const int64_t* dims,
                                int num_dims) {
-  int plain = mt_host_allocator_plain(device, on_host);
-  if (plain > 0) {
+  if (plain) {
     npy_intp shape[NPY_MAXDIMS];
     for (int i = 0; i < num_dims; ++i) shape[i] = (npy_intp)dims[i];
     Py_INCREF(descr);
     return mt_aligned_empty(num_dims, shape, descr);
   }
-  if (plain < 0) return NULL;
   PyObject* allocator = PyObject_GetAttr(device, on_host ? mt_str_host_allocator : mt_str_allocator);
   if (allocator == NULL) return NULL;
   PyObject* shape = PyTuple_New(num_dims);
@@ -337,13 +335,13 @@ static TF_Tensor* host_fast_allocate(TF_OpKernelContext* ctx, PyObject* device, 
   if (!from_shim) {
     TF_Tensor* t = NULL;
     WITH_GIL_BEGIN
-    int plain = PyDataType_REFCHK(descr) ? 0 : mt_host_allocator_plain(device, on_host);
+    int plain = mt_host_allocator_plain(device, on_host);
     if (plain < 0) {
       mt_status_from_exception(status);
-    } else if (plain) {
+    } else if (plain && !PyDataType_REFCHK(descr)) {
       from_shim = 1;
-    } else {
-      PyObject* array = host_allocate(device, on_host, descr, dims, num_dims);
+    } else { /* the allocator's own, or object slots numpy must start NULL */
+      PyObject* array = host_allocate(device, on_host, plain, descr, dims, num_dims);
       if (array == NULL) {
         mt_status_from_exception(status);
       } else {

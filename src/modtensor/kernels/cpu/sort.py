@@ -34,9 +34,8 @@ def top_k_v2(
         shape = (*x.shape[:-1], kk)
         return np.zeros(shape, x.dtype), np.zeros(shape, out_dtype)
     if kk <= _FEW and 4 * kk <= n:
-        found = _top_k_few(x, kk)
-        if found is not None:
-            indices = found
+        indices = _top_k_few(x, kk)
+        if indices is not None:
             return np.ascontiguousarray(np.take_along_axis(x, indices, axis=-1)), indices.astype(out_dtype)
     # Descending, ties by ascending index: stable ascending sort of the reversed row, read backwards.
     order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :kk]
