@@ -388,9 +388,9 @@ static PyObject* Kernel_enable_host_fast_path(KernelObject* self, PyObject* args
 }
 
 /* A call of `self` without an OpKernelContext on n inputs (a direct call, or a segment step when `segment`): the
- * call's fields and its one-output context, the input and movable arrays on the heap past SMALL_ARITY (inputs
- * zeroed). -1 when out of memory (nothing to free). */
-static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, int segment) {
+ * call's fields and its context of `outputs` outputs (at most SMALL_ARITY), the input and movable arrays on the
+ * heap past SMALL_ARITY (inputs zeroed). -1 when out of memory (nothing to free). */
+static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, int segment, int outputs) {
   call->in = call->in_small;
   call->out = call->out_small;
   call->movable = call->movable_small;
@@ -400,7 +400,7 @@ static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, i
   call->gil_held = 0;
   call->segment = segment;
   call->plain_allocators = 0;
-  call->out[0] = NULL;
+  for (int i = 0; i < outputs; ++i) call->out[i] = NULL;
   if (n > SMALL_ARITY) {
     call->in = (MT_Input*)calloc((size_t)n, sizeof(MT_Input));
     call->movable = (unsigned char*)calloc((size_t)n, 1);
@@ -416,7 +416,7 @@ static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, i
   ctx->kernel = &self->k;
   ctx->py = NULL;
   ctx->num_inputs = n;
-  ctx->num_outputs = 1;
+  ctx->num_outputs = outputs;
   ctx->inputs = call->in;
   ctx->outputs = call->out;
   ctx->step_id = 0;
@@ -426,26 +426,29 @@ static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, i
   return 0;
 }
 
-/* A call of a one-output kernel on the host fast path without an OpKernelContext: the inputs are `args`,
- * output 0 is the result (a new reference; NULL with the kernel's OpError raised). Bit i of `given` says the
- * caller gives argument i up: it holds the reference the caller passed and will drop it right after the call.
- * Such an argument whose reference count is 1 (nobody else holds it) may become the output's buffer, as
- * OpKernelContext.forward_input allows for a context's inputs. */
-static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize_t nargs, uint64_t given) {
+/* A call of a kernel on the host fast path without an OpKernelContext: the inputs are `args`, output 0 is the
+ * result (a new reference; NULL with the kernel's OpError raised), or with `all` a tuple of every output (a kernel
+ * of up to SMALL_ARITY outputs). Bit i of `given` says the caller gives argument i up: it holds the reference the
+ * caller passed and will drop it right after the call. Such an argument whose reference count is 1 (nobody else
+ * holds it) may become the output's buffer, as OpKernelContext.forward_input allows for a context's inputs (for a
+ * one-output kernel). */
+static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize_t nargs, uint64_t given, int all) {
   MT_Kernel* k = &self->k;
-  if (self->host_device == NULL || k->num_outputs != 1 || nargs != k->num_inputs ||
-      k->builder->compute_async != NULL) {
+  int outputs = all ? k->num_outputs : 1;
+  if (self->host_device == NULL || (all ? outputs > SMALL_ARITY : k->num_outputs != 1) ||
+      nargs != k->num_inputs || k->builder->compute_async != NULL) {
     PyErr_Format(PyExc_TypeError,
-                 "direct_call of kernel '%s': %zd inputs given, it takes %d (and needs one output, a synchronous "
-                 "compute and the host fast path)",
-                 k->name, nargs, k->num_inputs);
+                 "direct_call of kernel '%s': %zd inputs given, it takes %d (and needs %s, a synchronous compute and "
+                 "the host fast path)",
+                 k->name, nargs, k->num_inputs, all ? "at most 8 outputs" : "one output");
     return NULL;
   }
+  if (outputs > 1) given = 0; /* forwarding is decided for output 0's dtype only */
   KernelCall call;
   PyObject* result = NULL;
   int n = k->num_inputs;
   int64_t elements = 0;
-  if (contextless_call_begin(&call, self, n, 0) < 0) return PyErr_NoMemory();
+  if (contextless_call_begin(&call, self, n, 0, outputs) < 0) return PyErr_NoMemory();
   for (int i = 0; i < n; ++i) {
     MT_Input* in = &call.in[i]; /* what mt_release_input reads when filling fails early (no memset: it is slow) */
     in->dims = NULL;
@@ -492,18 +495,34 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
     goto done;
   }
   if (PyErr_Occurred()) goto done;
-  if (call.out[0] == NULL) {
-    TF_Status* status = TF_NewStatus();
-    MT_SetStatusf(status, TF_INTERNAL, "Kernel '%s' did not set output 0", k->name);
-    mt_raise_status(status);
-    TF_DeleteStatus(status);
-    goto done;
+  for (int o = 0; o < outputs; ++o) {
+    if (call.out[o] == NULL) {
+      TF_Status* status = TF_NewStatus();
+      MT_SetStatusf(status, TF_INTERNAL, "Kernel '%s' did not set output %d", k->name, o);
+      mt_raise_status(status);
+      TF_DeleteStatus(status);
+      goto done;
+    }
   }
-  result = mt_output_from_input(call.out[0], call.in, n);
-  if (result == NULL && !PyErr_Occurred()) result = mt_value_from_tensor(call.out[0]);
+  if (all && (result = PyTuple_New(outputs)) == NULL) goto done;
+  for (int o = 0; o < outputs; ++o) {
+    PyObject* value = mt_output_from_input(call.out[o], call.in, n);
+    if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(call.out[o]);
+    if (value == NULL) {
+      Py_CLEAR(result);
+      goto done;
+    }
+    if (!all) {
+      result = value;
+      break;
+    }
+    PyTuple_SET_ITEM(result, o, value);
+  }
 done:
-  TF_DeleteTensor(call.out[0]); /* outputs first: an input passed through then needs no adoption */
-  call.out[0] = NULL;
+  for (int o = 0; o < outputs; ++o) { /* outputs first: an input passed through then needs no adoption */
+    TF_DeleteTensor(call.out[o]);
+    call.out[o] = NULL;
+  }
   for (int i = 0; i < call.filled; ++i) mt_release_input(&call.in[i]);
   if (call.in != call.in_small) free(call.in);
   if (call.movable != call.movable_small) free(call.movable);
@@ -516,7 +535,7 @@ TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, c
   MT_Kernel* k = &self->k;
   int n = k->num_inputs;
   KernelCall call;
-  if (contextless_call_begin(&call, self, n, 1) < 0) {
+  if (contextless_call_begin(&call, self, n, 1, 1) < 0) {
     *failure = TF_NewStatus();
     MT_SetStatusf(*failure, TF_RESOURCE_EXHAUSTED, "out of memory calling kernel '%s'", k->name);
     return NULL;
@@ -555,7 +574,13 @@ TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, c
 /* direct_call(*inputs) -> output 0: `direct_call` for Python callers, which keep their own references to the
  * arguments (so no input is ever written). */
 static PyObject* Kernel_direct_call(KernelObject* self, PyObject* const* args, Py_ssize_t nargs) {
-  return direct_call(self, args, nargs, 0);
+  return direct_call(self, args, nargs, 0, 0);
+}
+
+/* direct_call_all(*inputs) -> (output 0, output 1, ...): the same for a kernel of several outputs (the executor's
+ * plan calls it as it calls a numpy kernel of several outputs). */
+static PyObject* Kernel_direct_call_all(KernelObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return direct_call(self, args, nargs, 0, 1);
 }
 
 /* The C entry point other extensions call (the executor's C plan loop, through the DIRECT_CALL capsule): the
@@ -565,7 +590,7 @@ static PyObject* mt_direct_call_api(PyObject* kernel, PyObject* const* args, Py_
     PyErr_SetString(PyExc_TypeError, "direct call: not a modtensor bridge Kernel");
     return NULL;
   }
-  return direct_call((KernelObject*)kernel, args, nargs, given);
+  return direct_call((KernelObject*)kernel, args, nargs, given, 0);
 }
 
 MT_DirectCallFunction mt_direct_call_function = mt_direct_call_api;
@@ -584,6 +609,8 @@ static PyMethodDef kKernelMethods[] = {
     {"compute", (PyCFunction)Kernel_compute, METH_O, "compute(ctx): run the C kernel on an OpKernelContext."},
     {"direct_call", (PyCFunction)(void (*)(void))Kernel_direct_call, METH_FASTCALL,
      "direct_call(*inputs) -> output 0: run a one-output kernel on the host fast path without a context."},
+    {"direct_call_all", (PyCFunction)(void (*)(void))Kernel_direct_call_all, METH_FASTCALL,
+     "direct_call_all(*inputs) -> tuple of outputs: direct_call for a kernel of up to 8 outputs."},
     {"enable_host_fast_path", (PyCFunction)(void (*)(void))Kernel_enable_host_fast_path,
      METH_VARARGS | METH_KEYWORDS,
      "enable_host_fast_path(device, unaligned_ok=False): allocate and forward in C for this host CPU device."},

@@ -301,9 +301,18 @@ void mtk_register_select(TF_Status* s);
 void mtk_register_layer_norm(TF_Status* s);
 void mtk_register_random(TF_Status* s);
 void mtk_register_cast(TF_Status* s);
+void mtk_register_gather_scatter_nd(TF_Status* s);
+void mtk_register_segment_sum(TF_Status* s);
+void mtk_register_top_k(TF_Status* s);
 
 /* Registers builder with float32 constraint on attr T and the library's priority. */
 void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),
                   void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*), TF_Status* s);
+
+/* Registers a kernel for `op` with one type constraint per attr (attrs[i] must be types[i]) at the library's
+ * priority, named after the op and the types (one registration per combination of dtypes). */
+void mtk_register_types(const char* op, void* (*create)(TF_OpKernelConstruction*),
+                        void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*), const char* const* attrs,
+                        const TF_DataType* types, int n, TF_Status* s);
 
 #endif /* MODTENSOR_CPU_KERNELS_MTK_H_ */

@@ -22,5 +22,8 @@ MTK_EXPORT void TF_InitKernel(void) {
   if (TF_GetCode(s) == TF_OK) mtk_register_layer_norm(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_random(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_cast(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_gather_scatter_nd(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_segment_sum(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_top_k(s);
   TF_DeleteStatus(s);
 }

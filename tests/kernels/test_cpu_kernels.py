@@ -132,3 +132,27 @@ def test_conv_matches_direct_sum() -> None:
         for j in range(4):
             want[0, i, j] = np.einsum("hwc,hwco->o", x[0, i : i + 2, j : j + 3], w)
     np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "op, inputs, message",
+    [  # TF 2.21's words for each (read from its CPU kernels in a scratch venv)
+        ("GatherNd", [np.zeros((3, 3), np.float32), np.int32([0, 5])],
+         "indices = [0, 5] does not index into param shape [3,3]"),
+        ("ScatterNd", [np.int32([[0, 1, 2]]), np.float32([1]), np.int32([3, 3])],
+         "Dimensions [3,2) of input[shape=[3,3]] must match dimensions [1,1) of updates[shape=[1]]"),
+        ("ScatterNd", [np.int32([[[0, 1, 2]]]), np.float32([[1]]), np.int32([3, 3])],
+         "Dimensions [3,2) of input[shape=[3,3]] must match dimensions [2,2) of updates[shape=[1,1]]"),
+        ("TensorScatterAdd", [np.zeros((3, 3), np.float32), np.int32([[0, 1, 2]]), np.float32([1])],
+         "Inner dimensions of output shape must match inner dimensions of updates shape. Output: [3,3] updates: [1]"),
+        ("TensorScatterUpdate", [np.zeros((3, 3), np.float32), np.int32([[[0, 1, 2]]]), np.float32([[1]])],
+         "Inner dimensions of output shape must match inner dimensions of updates shape. Output: [3,3] updates: "
+         "[1,1]"),
+    ],
+)  # fmt: skip
+def test_index_errors_read_as_tensorflows(op: str, inputs: list, message: str) -> None:
+    """A vector of indices out of range, and an index deeper than the output's rank (once a numpy broadcasting
+    ValueError, reported as an internal error), are TF's InvalidArgumentErrors."""
+    with pytest.raises(errors.InvalidArgumentError) as raised:
+        OP_FUNCTIONS[op](*inputs)
+    assert raised.value.message == message

@@ -59,6 +59,12 @@ def _node(op: str, n_inputs: int, attrs: dict[str, Any]) -> node_def_pb2.NodeDef
 
 def run_kernel(op: str, inputs: list[np.ndarray], *, expect_native: bool = True, **attrs: Any) -> np.ndarray:
     """One call through the runtime's kernel lookup; T (and TArgs/num_args for fused ops) from the inputs."""
+    (out,) = run_kernel_outputs(op, inputs, expect_native=expect_native, **attrs)
+    return out
+
+
+def run_kernel_outputs(op: str, inputs: list[np.ndarray], *, expect_native: bool = True, **attrs: Any) -> list:
+    """run_kernel for an op of several outputs: all of them."""
     attrs = dict(attrs)
     if any(a.name == "T" for a in global_registry().get(op).op_def.attr):
         attrs.setdefault("T", inputs[0].dtype)
@@ -75,8 +81,7 @@ def run_kernel(op: str, inputs: list[np.ndarray], *, expect_native: bool = True,
     device = device_factory.get_device("CPU:0")
     kernel = create_kernel(node, global_registry().get(op).op_def, device)
     assert isinstance(kernel, NativeKernel) == expect_native, f"{op}: native kernel chosen = {not expect_native}"
-    (out,) = kernel.run(OpKernelContext(kernel, [np.array(a) for a in inputs]))
-    return out
+    return list(kernel.run(OpKernelContext(kernel, [np.array(a) for a in inputs])))
 
 
 def assert_same_message(native: errors.OpError, numpy_kernel: errors.OpError) -> None:
@@ -1030,3 +1035,178 @@ def test_cast_to_float32_matches_numpy(src: type) -> None:
     assert run_kernel("Cast", [big], SrcT=big.dtype, DstT=np.float32).tobytes() == big.astype(np.float32).tobytes()
     kept = run_kernel("Cast", [np.float32([1.7, -2.5])], expect_native=False, SrcT=np.float32, DstT=np.int32)
     np.testing.assert_array_equal(kept, [1, -2])
+
+
+# ------------------------------------------------------------------ gathers, scatters, segment sums, top-k
+
+GATHER_CASES = [  # (params shape, indices), each run for several dtypes and index types
+    ((5, 4, 3), [[0, 1], [4, 3], [4, 3], [2, 0]]),  # slices of 3, a duplicate
+    ((5, 4, 3), [[[1, 2, 0]], [[4, 3, 2]]]),  # scalars, batch of [2, 1]
+    ((6,), [[5], [0], [3]]),
+    ((3, 2), np.zeros((4, 0), np.int64)),  # depth 0: every row is all of params
+    ((3, 2), np.zeros((0, 1), np.int64)),  # no rows
+]
+
+
+@pytest.mark.parametrize("case", GATHER_CASES, ids=[str(i) for i in range(len(GATHER_CASES))])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, np.float16, np.uint8],
+                         ids=lambda t: np.dtype(t).name)  # fmt: skip
+def test_gather_nd_matches_numpy(case: tuple, dtype: type) -> None:
+    """GatherNd is native for every fixed-size dtype (a byte copy per slice): numpy's result byte for byte."""
+    shape, index_rows = case
+    params = (np.arange(np.prod(shape)) % 7).astype(dtype).reshape(shape)
+    for index_type in (np.int16, np.int32, np.int64):
+        indices = np.asarray(index_rows).astype(index_type)
+        got = run_kernel("GatherNd", [params, indices], Tparams=params.dtype, Tindices=indices.dtype)
+        want = OP_FUNCTIONS["GatherNd"](params, indices)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+SCATTER_CASES = [  # (output shape, indices, updates shape): duplicates add (ScatterNd, Add) or the last wins (Update)
+    ((6, 3), [[1], [4], [1], [0]], (4, 3)),
+    ((4, 5, 2), [[3, 1], [0, 4], [3, 1]], (3, 2)),
+    ((4, 5, 2), [[[3, 1, 0], [3, 1, 0]], [[0, 0, 1], [2, 2, 1]]], (2, 2)),
+    ((3, 2), np.zeros((0, 1), np.int64), (0, 2)),
+]
+
+
+@pytest.mark.parametrize("case", SCATTER_CASES, ids=[str(i) for i in range(len(SCATTER_CASES))])
+@pytest.mark.parametrize("op", ["ScatterNd", "TensorScatterUpdate", "TensorScatterAdd"])
+def test_scatter_ops_match_numpy(case: tuple, op: str) -> None:
+    """ScatterNd and TensorScatterAdd sum duplicates in index order (float32 bit for bit, int32 wrapping as TF's),
+    TensorScatterUpdate keeps the last duplicate; the input tensor is never written."""
+    shape, index_rows, updates_shape = case
+    rng = np.random.default_rng(5)
+    dtypes = [np.float32, np.float64, np.int32, np.int64]
+    if op == "TensorScatterUpdate":  # a byte copy: every fixed-size dtype
+        dtypes += [np.bool_, np.float16]
+    for dtype in dtypes:
+        for index_type in (np.int32, np.int64):
+            indices = np.asarray(index_rows).astype(index_type)
+            if np.dtype(dtype).kind == "f":
+                updates = (rng.standard_normal(updates_shape) * 1e3).astype(dtype)
+                tensor = (rng.standard_normal(shape) * 1e-3).astype(dtype)
+            elif dtype is np.bool_:
+                updates, tensor = rng.integers(0, 2, updates_shape).astype(bool), np.zeros(shape, bool)
+            else:
+                info = np.iinfo(dtype)
+                updates = rng.integers(info.max - 10, info.max, updates_shape, dtype=dtype, endpoint=True)  # wraps
+                tensor = rng.integers(info.max - 10, info.max, shape, dtype=dtype, endpoint=True)
+            if op == "ScatterNd":
+                dims = np.asarray(shape, index_type)
+                inputs = [indices, updates, dims]
+                want = OP_FUNCTIONS[op](indices, updates, dims)
+            else:
+                inputs = [tensor, indices, updates]
+                want = OP_FUNCTIONS[op](tensor, indices, updates)
+            before = tensor.copy()
+            got = run_kernel(op, inputs, T=updates.dtype, Tindices=indices.dtype)
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes(), (dtype, op)
+            np.testing.assert_array_equal(tensor, before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64], ids=lambda t: np.dtype(t).name)
+def test_unsorted_segment_sum_matches_numpy(dtype: type) -> None:
+    """UnsortedSegmentSum adds rows in order (bit-equal to numpy's float sums), drops negative ids, fills empty
+    segments with 0; 2-D ids, int16 ids and an int64 num_segments included."""
+    rng = np.random.default_rng(9)
+    cases = (((40, 3), (40,), 6), ((4, 5, 2), (4, 5), 7), ((6,), (6,), 0), ((0, 2), (0,), 3))
+    for data_shape, ids_shape, rows in cases:
+        data = (rng.standard_normal(data_shape) * 100).astype(dtype)
+        ids = rng.integers(-1, max(rows, 1), ids_shape) if rows else np.full(ids_shape, -1)
+        for id_type, num_type in ((np.int32, np.int32), (np.int16, np.int64), (np.int64, np.int32)):
+            segment_ids, num = ids.astype(id_type), num_type(rows)
+            got = run_kernel("UnsortedSegmentSum", [data, segment_ids, num], Tindices=segment_ids.dtype,
+                             Tnumsegments=np.dtype(num_type))  # fmt: skip
+            want = OP_FUNCTIONS["UnsortedSegmentSum"](data, segment_ids, num)
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+TOP_K_CASES = [((7, 13), 3), ((7, 13), 0), ((7, 13), 13), ((2, 3, 50), 32), ((2, 3, 50), 33), ((40,), 40),
+               ((0, 5), 2), ((1500, 24), 4)]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", TOP_K_CASES, ids=[f"{c[0]}-k{c[1]}" for c in TOP_K_CASES])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64], ids=lambda t: np.dtype(t).name)
+def test_top_k_matches_numpy(case: tuple, dtype: type) -> None:
+    """TopKV2: values and indices equal to the numpy kernel's (largest first, ties and -0.0/0.0 by index, NaN first),
+    by insertion (k <= 32) or a stable sort (larger k), over the pool for many rows; int16/int64 indices too."""
+    shape, k = case
+    rng = np.random.default_rng(11)
+    x = rng.integers(-5, 5, shape).astype(dtype)  # many ties
+    if np.dtype(dtype).kind == "f" and x.size:
+        x.flat[::7] = np.nan
+        x.flat[1::5] = -0.0
+        x.flat[2::11] = np.inf
+    elif x.size:
+        x.flat[::9] = np.iinfo(dtype).min
+    for index_type in (np.int32, np.int16, np.int64):
+        values, indices = run_kernel_outputs("TopKV2", [x, np.int32(k)], index_type=np.dtype(index_type))
+        want_values, want_indices = OP_FUNCTIONS["TopKV2"](x, np.int32(k), index_type=np.dtype(index_type))
+        assert values.dtype == want_values.dtype and values.tobytes() == want_values.tobytes(), (index_type, shape)
+        assert indices.dtype == want_indices.dtype and indices.tobytes() == want_indices.tobytes()
+        assert values.shape == want_values.shape and indices.shape == want_indices.shape
+
+
+def _int(values: Any, dtype: type = np.int32) -> np.ndarray:
+    return np.asarray(values, dtype)
+
+
+INDEXING_ERRORS = [  # (op, inputs, attrs): the native kernel's error reads as the numpy kernel's
+    ("GatherNd", [rand(3, 3), _int([[0, 5]])], {}),
+    ("GatherNd", [rand(3, 3), _int([0, 5])], {}),
+    ("GatherNd", [rand(3, 3), _int([[[1], [7]]], np.int64)], {}),
+    ("GatherNd", [rand(3, 3), _int(1)], {}),
+    ("GatherNd", [rand(3), _int([[0, 0]])], {}),
+    ("ScatterNd", [_int([[0, 5], [1, 1]]), rand(2), _int([3, 3])], {}),
+    ("ScatterNd", [_int([[0, 1, 2]]), rand(1), _int([3, 3])], {}),
+    ("ScatterNd", [_int([[0]]), rand(1, 4), _int([3, 3])], {}),
+    ("ScatterNd", [_int([[0]]), rand(1, 3), _int([[3, 3]])], {}),
+    ("ScatterNd", [_int([[0]]), rand(1, 3), _int([3, -3])], {}),
+    ("ScatterNd", [_int([[0]]), rand(1, 0), _int([3, 0])], {}),
+    ("TensorScatterUpdate", [rand(3, 3), _int([[0, 5]]), rand(1)], {}),
+    ("TensorScatterAdd", [rand(3, 3), _int([[0, 1, 2]]), rand(1)], {}),
+    ("TensorScatterAdd", [rand(3, 3), _int(0), rand(3)], {}),
+    ("UnsortedSegmentSum", [rand(3), _int([0, 5, 1]), _int(2)], {}),
+    ("UnsortedSegmentSum", [rand(3), _int([0, 1]), _int(2)], {}),
+    ("UnsortedSegmentSum", [rand(3), _int([0, 1, 1]), _int(-2)], {}),
+    ("UnsortedSegmentSum", [rand(3), _int([0, 1, 1]), _int([2])], {}),
+    ("TopKV2", [rand(3, 4), _int(5)], {}),
+    ("TopKV2", [rand(3, 4), _int(-1)], {}),
+    ("TopKV2", [rand(3, 4), _int([1])], {}),
+    ("TopKV2", [np.float32(1.0), _int(1)], {}),
+]
+
+
+@pytest.mark.parametrize("case", INDEXING_ERRORS, ids=[f"{c[0]}-{i}" for i, c in enumerate(INDEXING_ERRORS)])
+def test_indexing_errors_match_the_numpy_kernels(case: tuple) -> None:
+    op, inputs, attrs = case
+    with pytest.raises(errors.InvalidArgumentError) as numpy_error:
+        OP_FUNCTIONS[op](*inputs, **attrs)
+    types = {"GatherNd": {"Tparams": inputs[0].dtype, "Tindices": inputs[1].dtype},
+             "ScatterNd": {"T": inputs[1].dtype, "Tindices": inputs[0].dtype},
+             "TensorScatterUpdate": {"Tindices": inputs[1].dtype}, "TensorScatterAdd": {"Tindices": inputs[1].dtype},
+             "UnsortedSegmentSum": {"Tindices": inputs[1].dtype}, "TopKV2": {}}[op]  # fmt: skip
+    with pytest.raises(errors.InvalidArgumentError) as native_error:
+        run_kernel_outputs(op, inputs, **types, **attrs)
+    assert_same_message(native_error.value, numpy_error.value)
+
+
+def test_native_kernels_of_several_outputs_have_a_context_free_plan_call() -> None:
+    """TopKV2 (two outputs) is called by the executor's plan like a numpy kernel of several outputs: without a
+    kernel context, through the bridge's direct_call_all, with the context call's results."""
+    node = _node("TopKV2", 2, {"T": np.float32})
+    kernel = create_kernel(node, global_registry().get("TopKV2").op_def, device_factory.get_device("CPU:0"))
+    assert isinstance(kernel, NativeKernel)
+    call = kernel.prepared_multi_call()
+    assert call is not None
+    x = rand(5, 9)
+    values, indices = call(x, np.int32(4))
+    want_values, want_indices = run_kernel_outputs("TopKV2", [x, np.int32(4)])
+    np.testing.assert_array_equal(values, want_values)
+    np.testing.assert_array_equal(indices, want_indices)
+    with pytest.raises(errors.InvalidArgumentError, match="input must have at least k columns. Had 9, needed 10"):
+        call(x, np.int32(10))
+    single = create_kernel(_node("Relu", 1, {"T": np.float32}), global_registry().get("Relu").op_def,
+                           device_factory.get_device("CPU:0"))  # fmt: skip
+    assert single.prepared_multi_call() is None  # one output: plan_call's direct call instead

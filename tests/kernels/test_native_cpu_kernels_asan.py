@@ -5,7 +5,8 @@ ASan runtime preloaded loads that shim (MODTENSOR_SHIM_LIBRARY) and that library
 plugin (the built-in one turned off), then runs the kernel cases of
 test_native_cpu_kernels.py through it: every convolution, depthwise, fused, matmul,
 pooling, pad, binary, concat, unary, reduction, softmax,
-transpose, einsum, resize, select, layer-norm, random and cast case, with one and two threads and the portable GEMM.
+transpose, einsum, resize, select, layer-norm, random, cast, gather/scatter,
+segment-sum and top-k case, with one and two threads and the portable GEMM.
 Any ASan report fails the test.
 """
 
@@ -99,6 +100,16 @@ DRIVER = textwrap.dedent(
             for case in t.RANDOM_CASES:
                 t.test_random_kernels_continue_tensorflows_stream_bit_for_bit(case); cases += 1
             t.test_random_kernels_check_the_shape_and_leave_half_types_to_numpy()
+            for case in t.GATHER_CASES:
+                t.test_gather_nd_matches_numpy(case, __import__("numpy").float32); cases += 1
+            for case in t.SCATTER_CASES:
+                for op in ("ScatterNd", "TensorScatterUpdate", "TensorScatterAdd"):
+                    t.test_scatter_ops_match_numpy(case, op); cases += 1
+            t.test_unsorted_segment_sum_matches_numpy(__import__("numpy").float32)
+            for case in t.TOP_K_CASES:
+                t.test_top_k_matches_numpy(case, __import__("numpy").float32); cases += 1
+            for case in t.INDEXING_ERRORS:
+                t.test_indexing_errors_match_the_numpy_kernels(case)
             for src in ("uint8", "int16", "int64", "bool"):
                 t.test_cast_to_float32_matches_numpy(getattr(__import__("numpy"), src if src != "bool" else "bool_"))
                 cases += 1

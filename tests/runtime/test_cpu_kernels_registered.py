@@ -87,7 +87,8 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
     # (_MklLayerNorm's OpDef allows no float64: TF's; its numpy kernel serves half types, checked elsewhere)
     fused = {"_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm"}
     random = {"RandomStandardNormal", "RandomUniform", "TruncatedNormal"}  # type attr dtype; float64 is native too
-    for op in sorted(NATIVE_FALLBACK_OPS - fused - {"Cast"}):
+    indexing = {"GatherNd", "ScatterNd", "TensorScatterAdd", "TensorScatterUpdate", "TopKV2", "UnsortedSegmentSum"}
+    for op in sorted(NATIVE_FALLBACK_OPS - fused - indexing - {"Cast"}):
         attr = "dtype" if op in random else "T"
         node = node_def_pb2.NodeDef(name="n", op=op)
         node.attr[attr].type = dtypes.float32.as_datatype_enum
@@ -95,6 +96,27 @@ def test_native_kernels_win_for_float32_and_numpy_serves_the_rest() -> None:
         assert isinstance(registry.find_kernel(node, op_def(op), "CPU").factory, NativeKernelSpec), op
         node.attr[attr].type = (dtypes.float16 if op in random else dtypes.float64).as_datatype_enum
         assert registry.find_kernel(node, op_def(op), "CPU").source == SOURCE, op
+    # Gathers and updates: native for every fixed-size dtype; adds, segment sums, top-k for float32/64 and int32/64
+    for op, attrs, native in (
+        ("GatherNd", {"Tparams": dtypes.float16, "Tindices": dtypes.int16}, True),
+        ("GatherNd", {"Tparams": dtypes.string, "Tindices": dtypes.int32}, False),
+        ("TensorScatterUpdate", {"T": dtypes.bool, "Tindices": dtypes.int64}, True),
+        ("TensorScatterUpdate", {"T": dtypes.complex64, "Tindices": dtypes.int32}, False),
+        ("ScatterNd", {"T": dtypes.int64, "Tindices": dtypes.int32}, True),
+        ("ScatterNd", {"T": dtypes.float16, "Tindices": dtypes.int32}, False),
+        ("TensorScatterAdd", {"T": dtypes.float64, "Tindices": dtypes.int64}, True),
+        ("TensorScatterAdd", {"T": dtypes.uint8, "Tindices": dtypes.int64}, False),
+        ("UnsortedSegmentSum", {"T": dtypes.float32, "Tindices": dtypes.int16, "Tnumsegments": dtypes.int64}, True),
+        ("UnsortedSegmentSum", {"T": dtypes.complex64, "Tindices": dtypes.int32}, False),
+        ("TopKV2", {"T": dtypes.int32, "index_type": dtypes.int64}, True),
+        ("TopKV2", {"T": dtypes.bfloat16}, False),
+    ):
+        node = node_def_pb2.NodeDef(name="n", op=op)
+        for name, dtype in attrs.items():
+            node.attr[name].type = dtype.as_datatype_enum
+        node_def_lib.add_default_attrs(node, op_def(op))
+        found = registry.find_kernel(node, op_def(op), "CPU")
+        assert isinstance(found.factory, NativeKernelSpec) == native and (native or found.source == SOURCE), attrs
     # Cast: native from the integer and bool types to float32, numpy's for every other pair
     for src, dst, native in ((dtypes.uint8, dtypes.float32, True), (dtypes.int64, dtypes.float32, True),
                              (dtypes.bool, dtypes.float32, True), (dtypes.float64, dtypes.float32, False),

@@ -32,9 +32,10 @@ def _flat_indices(indices: np.ndarray, shape: tuple[int, ...], what: str) -> tup
     if outside.any():
         i = int(np.nonzero(outside.any(axis=1))[0][0])
         position = np.unravel_index(i, indices.shape[:-1]) if indices.ndim > 1 else ()
-        where = ",".join(str(int(p)) for p in position)
+        # TF names the row's position; GatherNd names a vector of indices (one row) without one.
+        where = "" if indices.ndim == 1 and what == "param shape" else f"[{','.join(str(int(p)) for p in position)}]"
         raise invalid_argument(
-            f"indices[{where}] = [{_index_str(flat[i])}] does not index into {what} {shape_str(shape)}"
+            f"indices{where} = [{_index_str(flat[i])}] does not index into {what} {shape_str(shape)}"
         )
     if r == 0:
         return np.zeros(len(flat), np.int64), r
@@ -62,7 +63,7 @@ def gather_nd(params: np.ndarray, indices: np.ndarray, bad_indices_policy: Any =
     return np.ascontiguousarray(slices[offsets].reshape(out_shape))
 
 
-def _check_updates(indices: np.ndarray, updates: np.ndarray, shape: tuple[int, ...]) -> None:
+def _check_updates(indices: np.ndarray, updates: np.ndarray, shape: tuple[int, ...], scatter_nd: bool) -> None:
     if indices.ndim < 1:
         raise invalid_argument(f"Indices shape must have rank at least one. Found:{shape_str(indices.shape)}")
     r = indices.shape[-1]
@@ -72,6 +73,16 @@ def _check_updates(indices: np.ndarray, updates: np.ndarray, shape: tuple[int, .
             "Dimensions [0,"
             f"{indices.ndim - 1}) of indices[shape={shape_str(indices.shape)}] must match dimensions [0,"
             f"{updates.ndim - len(shape) + r}) of updates[shape={shape_str(updates.shape)}]"
+        )
+    if r > len(shape):  # an index deeper than the output's rank: TF's words for each op
+        if scatter_nd:
+            raise invalid_argument(
+                f"Dimensions [{r},{len(shape)}) of input[shape={shape_str(shape)}] must match dimensions "
+                f"[{max(indices.ndim - 1, 1)},{updates.ndim}) of updates[shape={shape_str(updates.shape)}]"
+            )
+        raise invalid_argument(
+            "Inner dimensions of output shape must match inner dimensions of updates shape. Output: "
+            f"{shape_str(shape)} updates: {shape_str(updates.shape)}"
         )
 
 
@@ -100,7 +111,7 @@ def scatter_nd(indices: np.ndarray, updates: np.ndarray, shape: np.ndarray, bad_
         raise invalid_argument(f"Shape must be non-negative{shape_str(dims)}")
     if int(np.prod(dims, dtype=np.int64)) == 0 and (indices.size or updates.size):
         raise invalid_argument("Indices and updates specified for empty output shape")
-    _check_updates(indices, updates, dims)
+    _check_updates(indices, updates, dims, True)
     return _scatter(np.zeros(dims, updates.dtype), indices, updates, True, "shape")
 
 
@@ -109,7 +120,7 @@ def tensor_scatter_update(
 ) -> np.ndarray:
     """TensorScatterUpdate: a copy of ``tensor`` with the slices at ``indices`` replaced by ``updates``."""
     tensor = np.asarray(tensor)
-    _check_updates(np.asarray(indices), np.asarray(updates), tensor.shape)
+    _check_updates(np.asarray(indices), np.asarray(updates), tensor.shape, False)
     return _scatter(tensor, indices, updates, False, "shape")
 
 
@@ -118,7 +129,7 @@ def tensor_scatter_add(
 ) -> np.ndarray:
     """TensorScatterAdd: a copy of ``tensor`` with ``updates`` added at ``indices``."""
     tensor = np.asarray(tensor)
-    _check_updates(np.asarray(indices), np.asarray(updates), tensor.shape)
+    _check_updates(np.asarray(indices), np.asarray(updates), tensor.shape, False)
     return _scatter(tensor, indices, updates, True, "shape")
 
 

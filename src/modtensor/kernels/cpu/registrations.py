@@ -42,18 +42,19 @@ __all__ = [
 SOURCE = "modtensor.kernels.cpu"
 
 # Ops the native CPU kernel library (csrc/cpu_kernels, loaded as a built-in plugin) implements for float32 (the random
-# ops also for float64; Cast from the integer and bool types to float32) at TF's default kernel priority 0. Their
+# ops also for float64; Cast from the integer and bool types to float32; the gathers, scatters, TopKV2 and
+# UnsortedSegmentSum for the dtypes csrc/cpu_kernels registers them for) at TF's default kernel priority 0. Their
 # numpy kernels register one step lower, as the fallback for the other dtypes (and for everything when the library
 # is absent): the native kernel wins on CPU, and a pluggable device's kernel (priority 0) still wins placement over
 # CPU by device-type priority, as before.
 NATIVE_FALLBACK_OPS = frozenset({
     "Abs", "Add", "AddV2", "AvgPool", "BatchMatMulV2", "BiasAdd", "Cast", "Ceil", "ConcatV2", "Conv2D",
-    "DepthwiseConv2dNative", "Einsum", "Elu", "Erf", "Erfc", "Exp", "Floor", "LeakyRelu", "Log", "LogSoftmax",
-    "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod",
+    "DepthwiseConv2dNative", "Einsum", "Elu", "Erf", "Erfc", "Exp", "Floor", "GatherNd", "LeakyRelu", "Log",
+    "LogSoftmax", "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod",
     "RandomStandardNormal", "RandomUniform", "RealDiv", "Reciprocal", "Relu", "Relu6", "ResizeArea", "ResizeBicubic",
-    "ResizeBilinear", "ResizeNearestNeighbor", "Round", "Rsqrt", "SelectV2", "Sigmoid", "Softmax", "Sqrt", "Square",
-    "SquaredDifference", "Sub", "Sum", "Tanh", "Transpose", "TruncatedNormal", "_FusedConv2D",
-    "_FusedDepthwiseConv2dNative",
+    "ResizeBilinear", "ResizeNearestNeighbor", "Round", "Rsqrt", "ScatterNd", "SelectV2", "Sigmoid", "Softmax",
+    "Sqrt", "Square", "SquaredDifference", "Sub", "Sum", "Tanh", "TensorScatterAdd", "TensorScatterUpdate", "TopKV2",
+    "Transpose", "TruncatedNormal", "UnsortedSegmentSum", "_FusedConv2D", "_FusedDepthwiseConv2dNative",
     "_FusedMatMul", "_MklLayerNorm",
 })  # fmt: skip
 FALLBACK_PRIORITY = -1

@@ -114,6 +114,16 @@ class NativeKernel(OpKernel):
 
         return self._native.direct_call, (bridge().DIRECT_CALL, self._native)
 
+    def prepared_multi_call(self) -> Callable[..., Any] | None:
+        """``call(*inputs) -> (output 0, output 1, ...)`` for the executor's plan when the kernel is the built-in
+        native CPU library's, has 2 to 8 outputs and runs on the host CPU (as a numpy kernel of several outputs is
+        called: no OpKernelContext); else None."""
+        if not (self.spec.builtin and self._host_fast_path and 1 < self.num_outputs <= 8):
+            return None
+        if isinstance(self, AsyncOpKernel):
+            return None
+        return self._native.direct_call_all
+
     def plugin_error(self, code: int, message: str, *, during: str = "compute") -> errors.OpError:
         """The OpError for a TF_Status the plugin reported, naming the plugin, the op and the node.
 
