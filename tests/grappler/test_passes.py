@@ -86,6 +86,29 @@ def test_constant_folding_never_folds_random_ops_or_placeholders_and_respects_th
     same_numbers(before, after, ["m:0", "s:0"], feeds)
 
 
+def test_a_result_over_the_size_limit_folds_when_no_larger_than_its_inputs() -> None:
+    """TF 2.21 (checked in a scratch venv) folds ``filter * scale`` of a 12 MB filter (MulConvPushDown's
+    merged_input, so a batch norm after a large 1x1 convolution still fuses) and ``a * 2`` of an 800 MB ``a``,
+    but leaves a ``Tile`` of 4 KB to 12 MB: the limit holds only for results larger than their inputs."""
+
+    def model():
+        weights = const(np.arange(64 * 64, dtype=np.float32).reshape(64, 64), "w")
+        scaled = op("Mul", "scaled", x=weights, y=const(np.full(64, 2.0, np.float32), "scale"))
+        twice = op("Mul", "twice", x=scaled, y=const(np.float32(2.0), "two"))  # a folded (not Const) input
+        tiled = op("Tile", "tiled", input=const(np.ones((1, 64), np.float32), "row"),
+                   multiples=const([64, 1], "multiples", np.int32))  # fmt: skip
+        op("MatMul", "y", a=placeholder("p", [2, 64]), b=twice)
+        op("AddV2", "t", x=tiled, y=placeholder("q", [64, 64]))
+
+    before = build(model)
+    item = GrapplerItem(before, fetches=("y:0", "t:0"))
+    after = ConstantFolding().optimize(item, context(max_constant_bytes=1024))
+    assert ops(after)["twice"] == "Const"  # 16 KiB > 1 KiB, but not larger than its 16 KiB input
+    assert ops(after)["tiled"] == "Tile"  # 16 KiB from 256 bytes
+    feeds = {"p:0": np.ones((2, 64), np.float32), "q:0": np.ones((64, 64), np.float32)}
+    same_numbers(before, after, ["y:0", "t:0"], feeds)
+
+
 # ------------------------------------------------------------------ common subgraph elimination
 
 

@@ -94,7 +94,7 @@ class OptimizerOptions:
     use_plugin_optimizers: bool = True
     iterations: int = 2
     min_graph_nodes: int = _MIN_GRAPH_NODES
-    max_constant_bytes: int = 10 * 1024 * 1024  # TensorFlow's kMaxConstantSize for folded constants
+    max_constant_bytes: int = 10 * 1024 * 1024  # TF's kMaxConstantSize: a folded result larger than its inputs
 
     @classmethod
     def from_rewriter_config(cls, config: rewriter_config_pb2.RewriterConfig | None) -> OptimizerOptions:

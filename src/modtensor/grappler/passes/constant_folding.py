@@ -14,7 +14,8 @@ Each round, on the whole graph:
    of the constants it was computed from (a constant inside a while loop is in the loop's
    frame through its control edge). Never folded: stateful or random ops, Placeholders,
    transfers, nodes to preserve, a fetched node with several outputs, control-flow ops and
-   results larger than ``max_constant_bytes``.
+   results larger than ``max_constant_bytes`` and than the node's inputs together (TF's rule: a
+   ``Tile`` to 12 MB stays, a batch norm's scale folded into a 12 MB filter folds).
 3. **Simplify** (TF's ``SimplifyNode``), each rewrite keeping the node's name:
 
    - ``x * 1``, ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x``, ``x - 0``, ``x AND true``, ``x OR false``
@@ -238,14 +239,36 @@ def _fold(view: GraphView, item: GrapplerItem, context: OptimizerContext, index)
     sources = [parse(t)[0] for n in candidates for t in n.input]
     for (node, outputs), results in zip(wanted, values, strict=True):
         types = view.output_types(node)
-        if not types or results is None or any(v is None or v.nbytes > limit for v in results):
+        if not types or results is None or any(v is None for v in results):
             continue
+        largest = max(v.nbytes for v in results)
+        if largest > limit and largest > _input_bytes(view, node, context.host_evaluator):
+            continue  # TF's rule: a result over the limit folds only if it is no larger than its inputs
         controls = ["^" + c for c in _inherited_controls(node, view, constant)]
         if len(types) == 1:
             _set_const(view, node, np.asarray(results[0]), types[0], controls)
             continue
         _fold_outputs(view, node, outputs, results, types, controls)
     _drop_unread(view, sources, keep, chosen)
+
+
+def _input_bytes(view: GraphView, node: node_def_pb2.NodeDef, evaluator) -> int:  # noqa: ANN001
+    """The bytes of ``node``'s data inputs (all constant): a Const's from its proto, a folded node's evaluated."""
+    total = 0
+    wanted: list[tuple[node_def_pb2.NodeDef, list[int]]] = []
+    for text in view.data_inputs(node):
+        source, port = parse(text)
+        producer = view.nodes[source]
+        if producer.op == "Const":
+            proto = producer.attr["value"].tensor
+            count = int(np.prod([d.size for d in proto.tensor_shape.dim], dtype=np.int64))
+            dtype = dtypes.as_dtype(producer.attr["dtype"].type)
+            total += count * (dtype.size if dtype.is_numpy_compatible else 0)
+        else:
+            wanted.append((producer, [port]))
+    for results in _evaluate(view, wanted, evaluator):
+        total += sum(v.nbytes for v in results or () if v is not None)
+    return total
 
 
 def _foldable(node: node_def_pb2.NodeDef, view: GraphView, item: GrapplerItem, fed: set[str], keep: set[str]) -> bool:
