@@ -165,7 +165,9 @@ void mtk_gemm_packed_ep(int trans_a, int64_t m, const float* a, int64_t lda, con
   }
   int64_t mc_max = ar->mc;
   const int64_t block = pb->kc;
-  int in_place = !trans_a && ar->kernel_rows != NULL;
+  /* A read in place saves packing it, unless its rows lie a multiple of 4 KiB apart: the micro-tile's rows then
+   * share one L1 set and evict each other ([8,10,10,1024] x [1024,1536] ran at 130 GF/s in place, ~185 packed). */
+  int in_place = !trans_a && ar->kernel_rows != NULL && (lda * (int64_t)sizeof(float)) % 4096 != 0;
   float* ap = in_place ? NULL : mtk_scratch(1, (size_t)((mc_max + mr) * block));
   if (!in_place && ap == NULL) return;
   int64_t j0 = c0 / nr, j1 = (c1 + nr - 1) / nr;

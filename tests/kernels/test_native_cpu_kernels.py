@@ -150,6 +150,7 @@ def rand(*shape: int) -> np.ndarray:
 CONV_CASES = [
     # (input NHWC, filter HWIO, strides, padding, dilations, explicit)
     ((1, 7, 7, 3), (3, 3, 3, 8), (1, 1), "SAME", (1, 1), None),
+    ((2, 3, 5, 1024), (1, 1, 1024, 40), (1, 1), "VALID", (1, 1), None),  # pointwise, input rows 4 KiB apart
     ((2, 8, 9, 5), (3, 3, 5, 4), (2, 2), "SAME", (1, 1), None),
     ((2, 8, 9, 5), (3, 2, 5, 4), (1, 2), "VALID", (1, 1), None),
     ((1, 10, 11, 4), (3, 3, 4, 6), (1, 1), "SAME", (2, 3), None),
@@ -305,7 +306,8 @@ def test_fused_depthwise_matches_numpy(act: list[str]) -> None:
     close(run_kernel("_FusedDepthwiseConv2dNative", [x, f, b], **attrs), want)
 
 
-MATMUL_SHAPES = [(1, 7, 5), (3, 4, 2), (64, 33, 17), (2, 300, 129), (129, 1, 64), (0, 3, 4), (4, 0, 3)]
+# (50, 1024, 40): rows of A 4 KiB apart, packed rather than read in place (they would share an L1 set)
+MATMUL_SHAPES = [(1, 7, 5), (3, 4, 2), (64, 33, 17), (2, 300, 129), (129, 1, 64), (0, 3, 4), (4, 0, 3), (50, 1024, 40)]
 
 
 @pytest.mark.parametrize("ta", [False, True])
