@@ -235,6 +235,14 @@ DEPTHWISE_CASES = [
     ((2, 200, 6, 16), (3, 3, 16, 1), (1, 1), "SAME", (1, 1)),
     ((1, 3, 700, 32), (7, 7, 32, 1), (2, 2), "SAME", (1, 1)),
     ((1, 11, 11, 20), (3, 3, 20, 1), (2, 2), "VALID", (1, 1)),
+    # 256 channels and more over 16 output rows or more: the input read in place (channel tails, borders, strides,
+    # VALID, maps smaller than the filter); with a dilation the tile's tap loop instead
+    ((2, 9, 10, 264), (3, 3, 264, 1), (1, 1), "SAME", (1, 1)),
+    ((4, 9, 8, 300), (3, 3, 300, 1), (2, 2), "SAME", (1, 1)),
+    ((3, 12, 11, 256), (5, 5, 256, 1), (1, 1), "VALID", (1, 1)),
+    ((8, 4, 4, 272), (7, 7, 272, 1), (2, 2), "SAME", (1, 1)),
+    ((16, 1, 1, 256), (3, 3, 256, 1), (1, 1), "SAME", (1, 1)),
+    ((2, 9, 10, 264), (3, 3, 264, 1), (1, 1), "SAME", (2, 2)),
 ]
 
 
@@ -302,6 +310,15 @@ def test_fused_conv2d_batch_norm_matches_numpy(act: list[str]) -> None:
 def test_fused_depthwise_matches_numpy(act: list[str]) -> None:
     x, f, b = rand(2, 7, 7, 12) * 2, rand(3, 3, 12, 1), rand(12)
     attrs = dict(strides=[1, 2, 2, 1], padding="SAME", fused_ops=["BiasAdd", *act])
+    want = fused.fused_depthwise_conv2d_native(x, f, [b], **attrs)
+    close(run_kernel("_FusedDepthwiseConv2dNative", [x, f, b], **attrs), want)
+
+
+@pytest.mark.parametrize("act", [[], ["Relu6"], ["Elu"]], ids=lambda a: "+".join(a) or "none")
+def test_fused_depthwise_over_many_channels_matches_numpy(act: list[str]) -> None:
+    """The in-place depthwise path (256 channels and more) with its bias and Relu6 in registers, or Elu after."""
+    x, f, b = rand(2, 9, 9, 264) * 2, rand(3, 3, 264, 1), rand(264)
+    attrs = dict(strides=[1, 1, 1, 1], padding="SAME", fused_ops=["BiasAdd", *act])
     want = fused.fused_depthwise_conv2d_native(x, f, [b], **attrs)
     close(run_kernel("_FusedDepthwiseConv2dNative", [x, f, b], **attrs), want)
 

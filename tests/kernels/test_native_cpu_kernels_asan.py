@@ -51,6 +51,8 @@ DRIVER = textwrap.dedent(
             t.test_fused_conv2d_bias_add_add_matches_numpy(["Relu"])
             t.test_fused_conv2d_batch_norm_matches_numpy(["Relu6"])
             t.test_fused_depthwise_matches_numpy(["Relu6"])
+            for act in ([], ["Relu6"], ["Elu"]):
+                t.test_fused_depthwise_over_many_channels_matches_numpy(act)
             for shape in t.MATMUL_SHAPES:
                 for ta in (False, True):
                     for tb in (False, True):
