@@ -196,3 +196,19 @@ def test_tensors_from_numpy_arrays_do_not_follow_later_writes() -> None:
     made = [tf.constant(array), tf.convert_to_tensor(array), tf.identity(array), apply_op("Identity", input=array)]
     array[0] = 99.0
     assert [t.numpy().tolist() for t in made] == [[1.0, 2.0]] * 4
+
+
+def test_attr_values_the_op_def_forbids_are_the_runtimes_error_eagerly_and_valueerror_in_graphs() -> None:
+    """As TF: an eager op validates its attrs as the runtime does (InvalidArgumentError naming the node and the
+    OpDef), while building a graph node raises the Python wrapper's ValueError."""
+    x = tf.ones([1, 4, 4, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError) as raised:
+        tf.raw_ops.MaxPool(input=x, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="FULL")
+    assert raised.value.message.startswith(
+        "Value for attr 'padding' of \"FULL\" is not in the list of allowed values: \"SAME\", \"VALID\", \"EXPLICIT\""
+        "\n\t; NodeDef: {{node MaxPool}}; Op<name=MaxPool; signature=input:T -> output:T;"
+    )
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Length for attr 'ksize' of 3 must be at least minimum 4"):
+        tf.raw_ops.MaxPool(input=x, ksize=[1, 2, 2], strides=[1, 1, 1, 1], padding="SAME")
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="passed string 'FULL' not in"):
+        tf.raw_ops.MaxPool(input=tf.ones([1, 4, 4, 1]), ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="FULL")

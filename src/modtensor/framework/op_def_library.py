@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from modtensor.framework import attr_inference, dtypes, tensor_proto, tensor_shape
+from modtensor.framework import attr_inference, dtypes, errors, tensor_proto, tensor_shape
 from modtensor.framework import attr_value as attr_value_lib
 from modtensor.framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
+from modtensor.framework.op_def_builder import summarize_op_def, validate_attr_value
 from modtensor.framework.op_registry import global_registry
 from modtensor.framework.protos import attr_value_pb2, op_def_pb2
 from modtensor.framework.tensor import Tensor, tensor_like
@@ -254,10 +255,8 @@ class _Builder:
         return protos
 
 
-def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: str) -> attr_value_pb2.AttrValue:
-    """Convert with TF's per-type messages, then check allowed values and minimums as TF's wrappers do."""
-    if isinstance(value, attr_value_pb2.AttrValue):
-        return value
+def _converted(value: Any, attr: op_def_pb2.OpDef.AttrDef) -> attr_value_pb2.AttrValue:
+    """``value`` as an AttrValue with TF's per-kind messages (TypeError) and its types' allowed lists checked."""
     attr_type = attr.type
     _check_scalar_kind(value, attr_type, attr.name)
     try:
@@ -269,7 +268,16 @@ def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: st
     elif attr_type == "list(type)":
         for t in proto.list.type:
             attr_inference.check_type_allowed(dtypes.as_dtype(t), attr, attr.name)
-    elif attr_type == "string" and attr.HasField("allowed_values"):
+    return proto
+
+
+def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: str) -> attr_value_pb2.AttrValue:
+    """Convert with TF's per-type messages, then check allowed values and minimums as TF's wrappers do."""
+    if isinstance(value, attr_value_pb2.AttrValue):
+        return value
+    proto = _converted(value, attr)
+    attr_type = attr.type
+    if attr_type == "string" and attr.HasField("allowed_values"):
         allowed = [s.decode() for s in attr.allowed_values.list.s]
         if proto.s.decode(errors="replace") not in allowed:
             quoted = '", "'.join(allowed)
@@ -288,12 +296,25 @@ def _value_to_attr_value(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: st
     return proto
 
 
-def attr_value_from_python(value: Any, attr: op_def_pb2.OpDef.AttrDef, op_name: str) -> attr_value_pb2.AttrValue:
-    """``value`` as the AttrValue of ``attr`` with the TF wrappers' checks (kind, allowed values, minimum).
+def attr_value_from_python(
+    value: Any, attr: op_def_pb2.OpDef.AttrDef, op_def: op_def_pb2.OpDef
+) -> attr_value_pb2.AttrValue:
+    """``value`` as the AttrValue of ``attr`` of an op run eagerly, checked as TF's eager execution checks it.
 
-    Eager execution converts explicit attrs with it, so both modes raise the same errors.
+    The value's kind and a type attr's allowed types as TF's Python wrappers check them (TypeError); allowed
+    string values and minimums as TF's runtime validates the op (InvalidArgumentError naming the node and the op:
+    a graph's op constructor raises ValueError for these instead, as TF's does).
     """
-    return _value_to_attr_value(value, attr, op_name)
+    if isinstance(value, attr_value_pb2.AttrValue):
+        return value
+    proto = _converted(value, attr)
+    try:
+        validate_attr_value(proto, attr)
+    except errors.InvalidArgumentError as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"{e.message}\n\t; NodeDef: {{{{node {op_def.name}}}}}; {summarize_op_def(op_def)}"
+        ) from None
+    return proto
 
 
 _LIST_FIELD = {

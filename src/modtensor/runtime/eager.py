@@ -1120,7 +1120,7 @@ def _prepare(
             raise TypeError(f"{op_type} got unexpected keyword arguments: {', '.join(unexpected)}.")
         if attr_def.name in inferred:
             raise TypeError(f"Should not specify value for inferred attr '{attr_def.name}' for {op_type}.")
-        node.attr[attr_def.name].CopyFrom(attr_value_from_python(value, attr_def, op_type))
+        node.attr[attr_def.name].CopyFrom(attr_value_from_python(value, attr_def, info.op_def))
     for attr_def in info.op_def.attr:
         if attr_def.name in node.attr:
             continue
