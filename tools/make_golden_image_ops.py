@@ -4,12 +4,15 @@
 
 The sibling of ``tools/make_golden_frontend_breadth.py`` (same snippet format and records, the
 functions of ``tools/make_golden_frontend_ops.py`` reused): the flips, ``rot90``, ``transpose``,
-crops and pads, ``convert_image_dtype``, brightness/contrast/gamma, standardization, the
-colour-space conversions, ``image_gradients``, ``total_variation``, ``psnr`` and the seeded
-random augmentations, on 3-D and 4-D, uint8 and float images, placeholders with unknown dims
-(graph mode: TF's nodes and static shapes) and TF's errors for bad input. Writes
-``tests/golden/image_ops/`` (``graph_cases.json``, ``eager_cases.json``), read by
-``tests/api/test_image_ops_golden.py``. TF's public ``tf.image`` names are recorded by
+crops and pads, ``convert_image_dtype``, brightness/contrast/gamma/hue/saturation, standardization,
+the colour-space conversions (HSV included), ``extract_patches``, ``image_gradients``,
+``total_variation``, ``psnr`` and the seeded random augmentations, on 3-D and 4-D, uint8 and float
+images, placeholders with unknown dims (graph mode: TF's nodes and static shapes) and TF's errors
+for bad input. Writes ``tests/golden/image_ops/`` (``graph_cases.json``, ``eager_cases.json``),
+read by ``tests/api/test_image_ops_golden.py``, and in ``ops/`` the files
+``tools/make_golden_op_breadth.py`` writes (OpDefs, CPU kernel constraints, shape and kernel cases)
+for the ops added with these functions (RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation,
+ExtractImagePatches). TF's public ``tf.image`` names are recorded by
 ``make_golden_frontend_breadth.py`` (``frontend_breadth/api_names.json``).
 """
 
@@ -25,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
 import make_golden_frontend_ops as base  # noqa: E402
+import make_golden_op_breadth as breadth  # noqa: E402
+import numpy as np  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "image_ops"
 
@@ -36,6 +41,16 @@ U4 = "tf.reshape(tf.range(54, dtype=tf.int32) * 4, [2, 3, 3, 3])"
 U4 = f"tf.cast({U4}, tf.uint8)"
 RGB = "tf.reshape(tf.range(24.0) / 24.0, [2, 4, 3])"
 RGB4 = "tf.reshape(tf.range(48.0) / 48.0, [2, 2, 4, 3])"
+# Colours with every hue sector, ties, greys, black and white: [2, 4, 3] floats in [0, 1].
+HUES = (
+    "tf.constant([[[0.9, 0.2, 0.1], [0.3, 0.8, 0.1], [0.1, 0.4, 0.7], [0.6, 0.1, 0.8]], "
+    "[[0.5, 0.5, 0.2], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.25, 0.7, 0.7]]])"
+)
+HSV = (
+    "tf.constant([[[0.0, 1.0, 1.0], [0.2, 0.5, 0.8], [0.55, 0.3, 0.4]], "
+    "[[0.9, 1.0, 0.6], [1.0, 0.0, 1.0], [1.3, 0.7, 0.5]]])"
+)
+P12 = "tf.reshape(tf.range(2 * 5 * 6 * 2, dtype=tf.float32), [2, 5, 6, 2])"
 
 # (case id, snippet, modes) as in make_golden_frontend_ops.py; ids start with "image_".
 CASES: list[tuple[str, str, str]] = [
@@ -153,6 +168,66 @@ CASES: list[tuple[str, str, str]] = [
     ("image_rgb_to_yiq_double", f"tf.image.rgb_to_yiq(tf.cast({RGB}, tf.float64))", "e"),
     ("image_rgb_to_yuv_ph", "tf.image.rgb_to_yuv(ph(tf.float32, [None, None, 3]))", "g"),
     ("image_rgb_to_yuv_uint8", f"tf.image.rgb_to_yuv({U3})", "ge"),
+    ("image_rgb_to_hsv", f"tf.image.rgb_to_hsv({HUES})", "ge"),
+    ("image_rgb_to_hsv_4d", f"tf.image.rgb_to_hsv({RGB4})", "e"),
+    ("image_rgb_to_hsv_double", f"tf.image.rgb_to_hsv(tf.cast({HUES}, tf.float64))", "ge"),
+    ("image_rgb_to_hsv_half", f"tf.image.rgb_to_hsv(tf.cast({HUES}, tf.float16))", "e"),
+    ("image_rgb_to_hsv_named", f"tf.image.rgb_to_hsv({RGB}, name='hsv')", "g"),
+    ("image_rgb_to_hsv_ph", "tf.image.rgb_to_hsv(ph(tf.float32, [None, None, None]))", "g"),
+    ("image_rgb_to_hsv_ph_unknown_rank", "tf.image.rgb_to_hsv(ph(tf.float64))", "g"),
+    ("image_rgb_to_hsv_bad_channels", "tf.image.rgb_to_hsv(tf.ones([2, 2, 4]))", "ge"),
+    ("image_rgb_to_hsv_scalar", "tf.image.rgb_to_hsv(tf.constant(1.0))", "ge"),
+    ("image_rgb_to_hsv_uint8", f"tf.image.rgb_to_hsv({U3})", "ge"),
+    ("image_hsv_to_rgb", f"tf.image.hsv_to_rgb({HSV})", "ge"),
+    ("image_hsv_round_trip", f"tf.image.hsv_to_rgb(tf.image.rgb_to_hsv({HUES}))", "ge"),
+    ("image_hsv_to_rgb_double", f"tf.image.hsv_to_rgb(tf.cast({HSV}, tf.float64), name='rgb')", "ge"),
+    ("image_hsv_to_rgb_bfloat16", f"tf.image.hsv_to_rgb(tf.cast({HSV}, tf.bfloat16))", "e"),
+    ("image_hsv_to_rgb_bad_channels", "tf.image.hsv_to_rgb(tf.ones([3, 2]))", "ge"),
+    # ------------------------------------------------------------------ hue and saturation
+    ("image_adjust_hue_float", f"tf.image.adjust_hue({HUES}, 0.2)", "ge"),
+    ("image_adjust_hue_negative", f"tf.image.adjust_hue({HUES}, -0.7)", "e"),
+    ("image_adjust_hue_uint8", f"tf.image.adjust_hue({U3}, -0.3)", "ge"),
+    ("image_adjust_hue_4d", f"tf.image.adjust_hue({RGB4}, 0.5, name='hue')", "ge"),
+    ("image_adjust_hue_double", f"tf.image.adjust_hue(tf.cast({HUES}, tf.float64), 1.0)", "ge"),
+    ("image_adjust_hue_tensor_delta", f"tf.image.adjust_hue({HUES}, tf.constant(0.45))", "ge"),
+    ("image_adjust_hue_bad_delta", f"tf.image.adjust_hue({HUES}, 1.5)", "ge"),
+    ("image_adjust_hue_bad_channels", "tf.image.adjust_hue(tf.ones([2, 2, 2]), 0.1)", "ge"),
+    ("image_adjust_hue_bad_rank", "tf.image.adjust_hue(tf.ones([2, 3]), 0.1)", "ge"),
+    ("image_adjust_hue_ph", "tf.image.adjust_hue(ph(tf.uint8, [None, None, 3]), 0.1)", "g"),
+    ("image_adjust_saturation_float", f"tf.image.adjust_saturation({HUES}, 0.5)", "ge"),
+    ("image_adjust_saturation_high", f"tf.image.adjust_saturation({RGB4}, 3.0, name='sat')", "ge"),
+    ("image_adjust_saturation_uint8", f"tf.image.adjust_saturation({U3}, 2.0)", "ge"),
+    ("image_adjust_saturation_uint8_4d", f"tf.image.adjust_saturation({U4}, 0.3)", "e"),
+    ("image_adjust_saturation_zero", f"tf.image.adjust_saturation({HUES}, 0.0)", "e"),
+    ("image_adjust_saturation_bad_channels", "tf.image.adjust_saturation(tf.ones([1, 2, 2, 1]), 0.5)", "ge"),
+    ("image_adjust_saturation_bad_factor", f"tf.image.adjust_saturation({HUES}, [0.5, 2.0])", "ge"),
+    # ------------------------------------------------------------------ extract_patches
+    ("image_extract_patches_valid", f"tf.image.extract_patches({P12}, [1, 2, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "
+     "'VALID')", "ge"),
+    ("image_extract_patches_same", f"tf.image.extract_patches({P12}, [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1], "
+     "'SAME')", "ge"),
+    ("image_extract_patches_rates", f"tf.image.extract_patches({P12}, [1, 2, 2, 1], [1, 1, 2, 1], [1, 2, 3, 1], "
+     "'SAME', name='patches')", "ge"),
+    ("image_extract_patches_uint8", f"tf.image.extract_patches({U4}, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "
+     "'VALID')", "e"),
+    ("image_extract_patches_tuple_tensors", f"tf.image.extract_patches({P12}, (1, tf.constant(2), 2, 1), "
+     "[1, 3, 3, 1], [1, 1, 1, 1], 'SAME')", "ge"),
+    ("image_extract_patches_ph", "tf.image.extract_patches(ph(tf.float32, [None, None, 7, 3]), [1, 2, 2, 1], "
+     "[1, 1, 1, 1], [1, 1, 1, 1], 'VALID')", "g"),
+    ("image_extract_patches_ph_known", "tf.image.extract_patches(ph(tf.float32, [None, 9, 7, None]), [1, 3, 2, 1], "
+     "[1, 2, 4, 1], [1, 2, 1, 1], 'SAME')", "g"),
+    ("image_extract_patches_too_big", f"tf.image.extract_patches({P12}, [1, 6, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "
+     "'VALID')", "ge"),
+    ("image_extract_patches_bad_rank", "tf.image.extract_patches(tf.ones([4, 4, 1]), [1, 2, 2, 1], [1, 1, 1, 1], "
+     "[1, 1, 1, 1], 'VALID')", "ge"),
+    ("image_extract_patches_short_sizes", f"tf.image.extract_patches({P12}, [1, 2, 2], [1, 1, 1, 1], [1, 1, 1, 1], "
+     "'VALID')", "ge"),
+    ("image_extract_patches_batch_stride", f"tf.image.extract_patches({P12}, [1, 2, 2, 1], [2, 1, 1, 1], "
+     "[1, 1, 1, 1], 'VALID')", "e"),
+    ("image_extract_patches_zero_size", f"tf.image.extract_patches({P12}, [1, 0, 2, 1], [1, 1, 1, 1], "
+     "[1, 1, 1, 1], 'VALID')", "e"),
+    ("image_extract_patches_bad_padding", f"tf.image.extract_patches({P12}, [1, 2, 2, 1], [1, 1, 1, 1], "
+     "[1, 1, 1, 1], 'FULL')", "ge"),
     # ------------------------------------------------------------------ gradients, total variation, psnr
     ("image_image_gradients", f"tf.image.image_gradients({F4})", "ge"),
     ("image_image_gradients_int", f"tf.image.image_gradients({U4})", "e"),
@@ -184,6 +259,16 @@ CASES: list[tuple[str, str, str]] = [
     ("image_random_contrast_uint8", f"tf.random.set_seed(8)\ntf.image.random_contrast({U3}, 0.5, 1.5, seed=1)", "e"),
     ("image_random_contrast_bad_range", f"tf.image.random_contrast({RGB}, 1.0, 0.5)", "ge"),
     ("image_random_contrast_negative_lower", f"tf.image.random_contrast({RGB}, -1.0, 0.5)", "e"),
+    ("image_random_hue", f"tf.random.set_seed(11)\ntf.image.random_hue({HUES}, 0.4, seed=2)", "ge"),
+    ("image_random_hue_uint8", f"tf.random.set_seed(12)\ntf.image.random_hue({U3}, 0.2, seed=5)", "e"),
+    ("image_random_hue_too_big", f"tf.image.random_hue({HUES}, 0.6)", "ge"),
+    ("image_random_hue_negative", f"tf.image.random_hue({HUES}, -0.1)", "e"),
+    ("image_random_saturation", f"tf.random.set_seed(13)\ntf.image.random_saturation({RGB4}, 0.5, 1.5, seed=3)",
+     "ge"),
+    ("image_random_saturation_uint8", f"tf.random.set_seed(14)\ntf.image.random_saturation({U3}, 0.1, 3.0, seed=8)",
+     "e"),
+    ("image_random_saturation_bad_range", f"tf.image.random_saturation({HUES}, 2.0, 1.0)", "ge"),
+    ("image_random_saturation_negative_lower", f"tf.image.random_saturation({HUES}, -0.5, 1.0)", "e"),
     ("image_random_crop", f"tf.random.set_seed(9)\ntf.image.random_crop({F3}, [2, 2, 2], seed=3)", "ge"),
     ("image_random_crop_4d", f"tf.random.set_seed(10)\ntf.image.random_crop({F4}, [1, 2, 3, 2], seed=6)", "e"),
     ("image_random_crop_ph", "tf.random.set_seed(10)\ntf.image.random_crop(ph(tf.float32, [None, None, 3]), "
@@ -192,9 +277,94 @@ CASES: list[tuple[str, str, str]] = [
 ]  # fmt: skip
 
 
+OPS = ["AdjustHue", "AdjustSaturation", "ExtractImagePatches", "HSVToRGB", "RGBToHSV"]
+
+
+def write_op_goldens() -> int:
+    """The op-breadth goldens (OpDefs, CPU constraints, shape and kernel cases) of the ops added here."""
+    P, C, U, shape_case, kernel_case = breadth.P, breadth.C, breadth.U, breadth.shape_case, breadth.kernel_case
+    breadth.OUT = OUT / "ops"
+    breadth.OUT.mkdir(parents=True, exist_ok=True)
+    breadth.GENERATOR = "tools/make_golden_image_ops.py"
+    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
+    breadth.SHAPE_CASES.clear()
+    breadth.KERNEL_CASES.clear()
+    rng = np.random.default_rng(20260701)
+
+    def colours(shape, dtype=np.float32) -> np.ndarray:
+        """Random colours with quarter-step ones mixed in (ties between channels, greys, black, white)."""
+        x = rng.random(shape)
+        ties = rng.integers(0, 5, shape) / 4
+        return np.where(rng.random(shape[:-1] + (1,)) < 0.4, ties, x).astype(dtype)
+
+    for op in ("RGBToHSV", "HSVToRGB"):
+        for dtype in (np.float32, np.float64, np.float16):
+            kernel_case(op, colours((4, 5, 3), dtype))
+        kernel_case(op, colours((2, 3, 6, 3)) * np.float32(1.5) - np.float32(0.2))
+        kernel_case(op, colours((3,)))
+        kernel_case(op, np.zeros((0, 3), np.float32))
+        kernel_case(op, np.ones((2, 4), np.float32))
+        kernel_case(op, np.float32(1.0))
+        shape_case(op, P([2, U, 3]))
+        shape_case(op, P([U, U], "float64"))
+        shape_case(op, P(None))
+        shape_case(op, P([4, 2]))
+        shape_case(op, P([]))
+    for delta in (0.0, 0.15, -0.4, 0.5, 1.0, -1.0, 0.999):
+        kernel_case("AdjustHue", colours((3, 7, 3)), np.float32(delta))
+    kernel_case("AdjustHue", colours((2, 4, 5, 3)) * np.float32(255), np.float32(0.3))
+    for scale in (0.0, 0.4, 1.0, 2.5, 10.0):
+        kernel_case("AdjustSaturation", colours((3, 7, 3)), np.float32(scale))
+    kernel_case("AdjustSaturation", colours((2, 4, 5, 3)), np.float32(1.3))
+    for op in ("AdjustHue", "AdjustSaturation"):
+        kernel_case(op, np.zeros((0, 2, 3), np.float32), np.float32(0.5))
+        kernel_case(op, colours((2, 3)), np.float32(0.5))
+        kernel_case(op, np.ones((2, 2, 2), np.float32), np.float32(0.5))
+        kernel_case(op, colours((2, 2, 3)), np.array([0.5], np.float32))
+        shape_case(op, P([2, 5, 7, 3]), C(0.5, "float32"))
+        shape_case(op, P([U, U, U]), P([], "float32"))
+        shape_case(op, P(None), C(0.5, "float32"))
+        shape_case(op, P([2, 3]), C(0.5, "float32"))
+    image = np.arange(2 * 7 * 6 * 3, dtype=np.float32).reshape(2, 7, 6, 3)
+    for ksizes, strides, rates, padding in (
+        ([1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1], "SAME"),
+        ([1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 2, 1], "VALID"),
+        ([1, 3, 3, 1], [1, 3, 2, 1], [1, 2, 1, 1], "SAME"),
+        ([1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([1, 4, 2, 1], [1, 5, 5, 1], [1, 2, 3, 1], "SAME"),
+        ([1, 7, 6, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([1, 8, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([2, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([1, 2, 2, 1], [1, 0, 1, 1], [1, 1, 1, 1], "VALID"),
+    ):
+        kernel_case("ExtractImagePatches", image, ksizes=ksizes, strides=strides, rates=rates, padding=padding)
+    for dtype in (np.float64, np.int32, np.uint8, np.int64, np.float16, np.bool_, np.complex64):
+        kernel_case("ExtractImagePatches", (image % 5).astype(dtype), ksizes=[1, 2, 3, 1], strides=[1, 2, 2, 1],
+                    rates=[1, 1, 1, 1], padding="SAME")  # fmt: skip
+    kernel_case("ExtractImagePatches", np.zeros((0, 4, 4, 2), np.float32), ksizes=[1, 2, 2, 1],
+                strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID")  # fmt: skip
+    kernel_case("ExtractImagePatches", np.ones((4, 4, 2), np.float32), ksizes=[1, 2, 2, 1],
+                strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID")  # fmt: skip
+    for shape, ksizes, strides, rates, padding in (
+        ([2, 7, 6, 3], [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1], "SAME"),
+        ([U, 9, 7, U], [1, 3, 2, 1], [1, 2, 4, 1], [1, 2, 1, 1], "VALID"),
+        ([U, U, 7, 3], [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        (None, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([2, 4, 4, 1], [1, 6, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([2, 4, 4], [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([2, 4, 4, 1], [1, 2, 2, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+        ([2, 4, 4, 1], [1, 2, 2, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+        ([2, 4, 4, 1], [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1, 1], "SAME"),
+    ):
+        shape_case("ExtractImagePatches", P(shape), ksizes=ksizes, strides=strides, rates=rates, padding=padding)
+    breadth.write_op_defs()
+    breadth.write_shape_cases()
+    return breadth.kernel_gen.write_cases(breadth.KERNEL_CASES, breadth.OUT / "kernels")
+
+
 def main() -> int:
     base.record_snippets(CASES, OUT, "tools/make_golden_image_ops.py")
-    return 0
+    return write_op_goldens()
 
 
 if __name__ == "__main__":

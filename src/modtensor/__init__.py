@@ -186,6 +186,9 @@ from modtensor.api.counting_ops import histogram_fixed_width, searchsorted  # no
 from modtensor.api.sequence_ops import linspace  # noqa: E402
 
 __all__ += ["histogram_fixed_width", "linspace", "searchsorted"]
+from modtensor.api.string_ops import as_string  # noqa: E402  (tf.as_string, also tf.strings.as_string)
+
+__all__ += ["as_string"]
 
 # Loaded on first use: tracing machinery that eager-only programs never touch.
 _LAZY = {

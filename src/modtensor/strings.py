@@ -2,9 +2,11 @@
 
 from modtensor.api.logging_ops import string_format as format  # noqa: A001 - TensorFlow's name
 from modtensor.api.string_ops import (
+    as_string,
     join,
     length,
     lower,
+    reduce_join,
     regex_replace,
     split,
     substr,
@@ -14,10 +16,12 @@ from modtensor.api.string_ops import (
 )
 
 __all__ = [
+    "as_string",
     "format",
     "join",
     "length",
     "lower",
+    "reduce_join",
     "regex_replace",
     "split",
     "substr",

@@ -31,11 +31,14 @@ NAMESPACE_MATH = GOLDEN.parent / "namespace_math"
 # Graph control, tensor utilities, tf.nest and the stateless random functions (ids "core_..."), written by
 # tools/make_golden_namespace_core.py (no api_names.json).
 NAMESPACE_CORE = GOLDEN.parent / "namespace_core"
+# tf.strings.as_string/tf.as_string and tf.strings.reduce_join (ids "nsstr_..."), written by
+# tools/make_golden_namespace_strings.py (no api_names.json).
+NAMESPACE_STRINGS = GOLDEN.parent / "namespace_strings"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -27,9 +27,11 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "kernels"
 BREADTH = GOLDEN.parent / "op_breadth" / "kernels"
 GRADIENT_OPS = GOLDEN.parent / "gradient_ops" / "kernels"  # the backward ops (tools/make_golden_gradient_ops.py)
 CORE_OPS = GOLDEN.parent / "namespace_core" / "ops" / "kernels"  # (tools/make_golden_namespace_core.py)
+IMAGE_OPS = GOLDEN.parent / "image_ops" / "ops" / "kernels"  # (tools/make_golden_image_ops.py)
+STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops" / "kernels"  # (tools/make_golden_namespace_strings.py)
 INDEX = [
     case | {"dir": str(folder)}
-    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS)
+    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS, IMAGE_OPS, STRING_OPS)
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 

@@ -28,6 +28,10 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "gradient_ops" / "op_defs.pbtxt",
     # the stateless random ops (tools/make_golden_namespace_core.py)
     Path(__file__).resolve().parent.parent / "golden" / "namespace_core" / "ops" / "op_defs.pbtxt",
+    # the image ops of tf.image's HSV, hue, saturation and patch functions (tools/make_golden_image_ops.py)
+    Path(__file__).resolve().parent.parent / "golden" / "image_ops" / "ops" / "op_defs.pbtxt",
+    # AsString and ReduceJoin (tools/make_golden_namespace_strings.py)
+    Path(__file__).resolve().parent.parent / "golden" / "namespace_strings" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -34,15 +34,26 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 BREADTH = GOLDEN / "op_breadth"  # the op-breadth ops of issue 13 (tools/make_golden_op_breadth.py)
 GRADIENT_OPS = GOLDEN / "gradient_ops"  # the backward ops of gradients (tools/make_golden_gradient_ops.py)
 CORE_OPS = GOLDEN / "namespace_core" / "ops"  # the stateless random ops (tools/make_golden_namespace_core.py)
+IMAGE_OPS = GOLDEN / "image_ops" / "ops"  # HSV, hue/saturation, patches (tools/make_golden_image_ops.py)
+STRING_OPS = GOLDEN / "namespace_strings" / "ops"  # AsString, ReduceJoin (tools/make_golden_namespace_strings.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((GRADIENT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CORE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((IMAGE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((STRING_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
-    for folder in (GOLDEN / "kernels", BREADTH / "kernels", GRADIENT_OPS / "kernels", CORE_OPS / "kernels")
+    for folder in (
+        GOLDEN / "kernels",
+        BREADTH / "kernels",
+        GRADIENT_OPS / "kernels",
+        CORE_OPS / "kernels",
+        IMAGE_OPS / "kernels",
+        STRING_OPS / "kernels",
+    )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 CHECKED = ("DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_INT64", "DT_BOOL", "DT_HALF")

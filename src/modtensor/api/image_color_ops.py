@@ -1,5 +1,5 @@
-"""``tf.image``'s pixel-value functions: ``convert_image_dtype``, brightness, contrast, gamma, standardization,
-the colour-space conversions, ``image_gradients``, ``total_variation`` and ``psnr``.
+"""``tf.image``'s pixel-value functions: ``convert_image_dtype``, brightness, contrast, gamma, hue, saturation,
+standardization, the colour-space conversions, ``image_gradients``, ``total_variation`` and ``psnr``.
 
 Each is composed of existing ops the way TF 2.21's ``image_ops_impl`` composes it (same op
 order, names, dtype conversions and checks), so graphs, values and errors equal TF's.
@@ -105,6 +105,30 @@ def adjust_gamma(image: Any, gamma: Any = 1, gain: Any = 1) -> Tensor:
         return convert_image_dtype(adjusted, orig_dtype, saturate=True)
 
 
+def adjust_hue(image: Any, delta: Any, name: str | None = None) -> Tensor:
+    """RGB images with each pixel's hue rotated by ``delta`` (a fraction of the colour wheel, in [-1, 1]) by the
+    AdjustHue op, computed in float (other dtypes are converted there and back)."""
+    with op_scope(name, "adjust_hue", [image]):
+        if context.executing_eagerly() and (delta < -1 or delta > 1):
+            raise ValueError("delta must be in the interval [-1, 1]")
+        image = convert_to_tensor(image, name="image")
+        orig_dtype = image.dtype
+        flt_image = _as_float(image)
+        rgb_altered = apply_op("AdjustHue", images=flt_image, delta=delta)
+        return convert_image_dtype(rgb_altered, orig_dtype)
+
+
+def adjust_saturation(image: Any, saturation_factor: Any, name: str | None = None) -> Tensor:
+    """RGB images with each pixel's HSV saturation scaled by ``saturation_factor`` (clipped to [0, 1]) by the
+    AdjustSaturation op, computed in float (other dtypes are converted there and back)."""
+    with op_scope(name, "adjust_saturation", [image]):
+        image = convert_to_tensor(image, name="image")
+        orig_dtype = image.dtype
+        flt_image = _as_float(image)
+        adjusted = apply_op("AdjustSaturation", images=flt_image, scale=saturation_factor)
+        return convert_image_dtype(adjusted, orig_dtype)
+
+
 def per_image_standardization(image: Any) -> Tensor:
     """Each image scaled to mean 0 and variance 1: ``(x - mean) / max(stddev, 1 / sqrt(num_pixels))`` in float32."""
     with op_scope(None, "per_image_standardization", [image]) as scope:
@@ -150,6 +174,16 @@ def _convert_colors(images: Any, kernel: list[list[float]]) -> Tensor:
     kernel_t = convert_to_tensor(kernel, dtype=images.dtype, name="kernel")
     ndims = images.shape.rank
     return linalg_ops.tensordot(images, kernel_t, axes=[[ndims - 1], [0]])
+
+
+def rgb_to_hsv(images: Any, name: str | None = None) -> Tensor:
+    """RGB images (floats in [0, 1], last dim 3) as hue, saturation and value, each in [0, 1] (the RGBToHSV op)."""
+    return apply_op("RGBToHSV", name=name, images=images)
+
+
+def hsv_to_rgb(images: Any, name: str | None = None) -> Tensor:
+    """HSV images (last dim 3) back in RGB (the HSVToRGB op)."""
+    return apply_op("HSVToRGB", name=name, images=images)
 
 
 def rgb_to_yiq(images: Any) -> Tensor:

@@ -1,5 +1,5 @@
 """``tf.image``'s seeded random augmentation: ``random_flip_left_right``/``up_down``, ``random_brightness``,
-``random_contrast`` and ``random_crop``.
+``random_contrast``, ``random_hue``, ``random_saturation`` and ``random_crop``.
 
 They draw from ``tf.random.uniform`` (RandomUniform / RandomUniformInt, TF's Philox streams)
 with TF's seed rules (global and op seed, see ``random_ops.get_seed``), composed as TF 2.21
@@ -15,7 +15,7 @@ from modtensor.api import array_ops, check_ops, indexing_ops, random_ops
 from modtensor.api import cond as cond_lib
 from modtensor.api import image_checks as checks
 from modtensor.api import math_ops as math
-from modtensor.api.image_color_ops import adjust_brightness, adjust_contrast
+from modtensor.api.image_color_ops import adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation
 from modtensor.api.op_scope import convert_to_tensor, op_scope
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
@@ -81,6 +81,26 @@ def random_contrast(image: Any, lower: float, upper: float, seed: int | None = N
         raise ValueError("lower must be non-negative.")
     contrast_factor = random_ops.uniform([], lower, upper, seed=seed)
     return adjust_contrast(image, contrast_factor)
+
+
+def random_hue(image: Any, max_delta: float, seed: int | None = None) -> Tensor:
+    """:func:`adjust_hue` by a delta drawn uniformly from ``[-max_delta, max_delta)`` (``max_delta`` <= 0.5)."""
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_hue(image, delta)
+
+
+def random_saturation(image: Any, lower: float, upper: float, seed: int | None = None) -> Tensor:
+    """:func:`adjust_saturation` by a factor drawn uniformly from ``[lower, upper)``."""
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    saturation_factor = random_ops.uniform([], lower, upper, seed=seed)
+    return adjust_saturation(image, saturation_factor)
 
 
 def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None = None) -> Tensor:

@@ -1,4 +1,5 @@
-"""``tf.strings``: join, length, split, regex_replace, to_number, to_hash_bucket_fast, substr, lower, upper.
+"""``tf.strings``: join, length, split, regex_replace, to_number, to_hash_bucket_fast, substr, lower, upper,
+as_string, reduce_join.
 
 TensorFlow 2's signatures over the string ops; ``split`` of a scalar is a vector and of a
 vector a :class:`~modtensor.api.ragged.RaggedTensor`, as in TF. ``regex_replace`` with
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from modtensor.api import array_ops
+import numpy as np
+
+from modtensor.api import array_ops, math_ops
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import convert_to_tensor, op_scope
 from modtensor.api.ragged import RaggedTensor
@@ -22,6 +25,41 @@ __all__: list[str] = []
 def join(inputs: Any, separator: str = "", name: str | None = None) -> Tensor:
     """The strings of ``inputs`` joined elementwise with ``separator`` (scalars broadcast) (``StringJoin``)."""
     return apply_op("StringJoin", name=name, inputs=list(inputs), separator=separator)
+
+
+def as_string(
+    input: Any,  # noqa: A002
+    precision: int = -1,
+    scientific: bool = False,
+    shortest: bool = False,
+    width: int = -1,
+    fill: str = "",
+    name: str | None = None,
+) -> Tensor:
+    """Each element as a string, formatted like C's printf (``%f``; ``%e`` if ``scientific``, ``%g`` if
+    ``shortest``; ``width``, ``precision`` and one ``fill`` flag of `` +-0#``) (``AsString``)."""
+    return apply_op("AsString", name=name, input=input, precision=precision, scientific=scientific,
+                    shortest=shortest, width=width, fill=fill)  # fmt: skip
+
+
+def reduce_join(
+    inputs: Any, axis: Any = None, keepdims: bool = False, separator: str = "", name: str | None = None
+) -> Tensor:
+    """The strings joined with ``separator`` over ``axis`` (all axes by default, giving a scalar) (``ReduceJoin``).
+
+    As TF's ``reduce_join_v2``: under a ``ReduceJoin`` scope, ``axis=None`` becomes the axes in reverse order
+    (a constant when the rank is known, else ``range(rank - 1, -1, -1)``), so the joined order is row-major.
+    """
+    with op_scope(None, "ReduceJoin", [inputs, axis]):
+        inputs_t = convert_to_tensor(inputs)
+        if axis is None:
+            rank = inputs_t.shape.rank
+            if rank is not None:
+                axis = convert_to_tensor(np.arange(rank - 1, -1, -1, dtype=np.int32))
+            else:
+                axis = math_ops.range(array_ops.rank(inputs_t) - 1, -1, -1)
+        return apply_op("ReduceJoin", name=name, inputs=inputs_t, reduction_indices=axis, keep_dims=keepdims,
+                        separator=separator)  # fmt: skip
 
 
 def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Tensor:  # noqa: A002

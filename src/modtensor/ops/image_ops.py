@@ -1,13 +1,15 @@
-"""Image ops: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea, AdjustContrastv2.
+"""Image ops: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea, AdjustContrastv2, AdjustHue,
+AdjustSaturation, RGBToHSV, HSVToRGB and ExtractImagePatches.
 
 OpDefs equal TensorFlow 2.21's registered ones; the resize shape function is TF's
 ResizeShapeFn: ``[batch, size[0], size[1], channels]`` with ``size`` read when constant;
-AdjustContrastv2 keeps its input's shape (rank >= 3).
+the Adjust* ops keep their input's shape (rank >= 3); the colour-space conversions TF's
+ColorspaceShapeFn (rank >= 1, last dim 3); ExtractImagePatches TF's windowed patch shape.
 """
 
 from __future__ import annotations
 
-from modtensor.framework.common_shapes import unchanged_shape_with_rank_at_least
+from modtensor.framework.common_shapes import _as_str, unchanged_shape_with_rank_at_least
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
 from modtensor.ops._shape_errors import invalid
@@ -63,4 +65,87 @@ for _name, _out, _types in (
     .output("output: T")
     .attr("T: {half, float} = DT_FLOAT")
     .set_shape_fn(unchanged_shape_with_rank_at_least(3))
+)
+for _name, _factor in (("AdjustHue", "delta"), ("AdjustSaturation", "scale")):
+    (
+        register_op(_name)
+        .input("images: T")
+        .input(f"{_factor}: float")
+        .output("output: T")
+        .attr("T: {half, float} = DT_FLOAT")
+        .set_shape_fn(unchanged_shape_with_rank_at_least(3))
+    )
+
+
+def colorspace_shape(ctx: InferenceContext) -> None:
+    """TF's ColorspaceShapeFn: rank >= 1 and a last dim of 3; the output has the input's shape."""
+    images = ctx.with_rank_at_least(ctx.input(0), 1)
+    rank = ctx.rank(images)
+    if rank is None:
+        ctx.set_output(0, images)
+        return
+    last = ctx.with_value(ctx.dim(images, rank - 1), 3)
+    ctx.set_output(0, ctx.replace_dim(images, rank - 1, last))
+
+
+for _name in ("RGBToHSV", "HSVToRGB"):
+    (
+        register_op(_name)
+        .input("images: T")
+        .output("output: T")
+        .attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+        .set_shape_fn(colorspace_shape)
+    )
+
+
+def _patch_output_size(size: int, ksize_eff: int, stride: int, padding: str) -> int:
+    """TF's GetWindowedOutputSizeVerbose for one spatial axis (no dilation: ``ksize_eff`` already has it)."""
+    if stride <= 0:
+        raise invalid(f"Stride must be > 0, but got {stride}")
+    out = (size - ksize_eff + stride) // stride if padding == "VALID" else (size + stride - 1) // stride
+    if out < 0:
+        raise invalid(
+            f"Computed output size would be negative: {out} [input_size: {size}, "
+            f"effective_filter_size: {ksize_eff}, stride: {stride}]"
+        )
+    return out
+
+
+def extract_image_patches_shape(ctx: InferenceContext) -> None:
+    """``[batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]`` (spatial dims unknown when the input's are)."""
+    images = ctx.with_rank(ctx.input(0), 4)
+    lists = {}
+    for attr, word in (("ksizes", "ksizes"), ("strides", "stride"), ("rates", "rates")):
+        lists[attr] = [int(v) for v in ctx.get_attr(attr)]
+        if len(lists[attr]) != 4:
+            raise invalid(
+                f"ExtractImagePatches requires the {word} attribute to contain 4 values, but got: {len(lists[attr])}"
+            )
+    ksizes, strides, rates = lists["ksizes"], lists["strides"], lists["rates"]
+    rows_eff = ksizes[1] + (ksizes[1] - 1) * (rates[1] - 1)
+    cols_eff = ksizes[2] + (ksizes[2] - 1) * (rates[2] - 1)
+    depth = ctx.multiply(ctx.dim(images, 3), ksizes[1] * ksizes[2])
+    in_rows, in_cols = ctx.value(ctx.dim(images, 1)), ctx.value(ctx.dim(images, 2))
+    if in_rows is None or in_cols is None:
+        ctx.set_output(0, ctx.make_shape([ctx.dim(images, 0), ctx.unknown_dim(), ctx.unknown_dim(), depth]))
+        return
+    padding = _as_str(ctx.get_attr("padding"))
+    out_rows = _patch_output_size(in_rows, rows_eff, strides[1], padding)
+    out_cols = _patch_output_size(in_cols, cols_eff, strides[2], padding)
+    ctx.set_output(0, ctx.make_shape([ctx.dim(images, 0), out_rows, out_cols, depth]))
+
+
+(
+    register_op("ExtractImagePatches")
+    .input("images: T")
+    .output("patches: T")
+    .attr("ksizes: list(int) >= 4")
+    .attr("strides: list(int) >= 4")
+    .attr("rates: list(int) >= 4")
+    .attr(
+        "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, "
+        "complex128, bool}"
+    )
+    .attr("padding: {'SAME', 'VALID'}")
+    .set_shape_fn(extract_image_patches_shape)
 )

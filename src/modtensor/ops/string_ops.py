@@ -1,5 +1,5 @@
 """String ops a text model needs: StringSplitV2, StringJoin, StringLength, RegexReplace, StaticRegexReplace,
-StringToHashBucketFast, Substr, StringToNumber, StringLower, StringUpper.
+StringToHashBucketFast, Substr, StringToNumber, StringLower, StringUpper, AsString, ReduceJoin.
 
 OpDefs equal TensorFlow 2.21's; shape functions follow TF's string_ops.cc, including their errors.
 """
@@ -135,3 +135,28 @@ for _name in ("StringLower", "StringUpper"):
         .attr("encoding: string = ''")
         .set_shape_fn(common_shapes.unchanged_shape)
     )
+(
+    register_op("AsString")
+    .input("input: T")
+    .output("output: string")
+    .attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, complex64, "
+        "complex128, bool, variant, string}"
+    )
+    .attr("precision: int = -1")
+    .attr("scientific: bool = false")
+    .attr("shortest: bool = false")
+    .attr("width: int = -1")
+    .attr("fill: string = ''")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+# ReduceJoin's shape is a reduction's (TF uses its ReductionShape): the indices, when constant, drop or keep dims.
+(
+    register_op("ReduceJoin")
+    .input("inputs: string")
+    .input("reduction_indices: int32")
+    .output("output: string")
+    .attr("keep_dims: bool = false")
+    .attr("separator: string = ''")
+    .set_shape_fn(common_shapes.reduction_shape)
+)

@@ -11,6 +11,6 @@ from modtensor.framework.gradient_registry import no_gradient
 
 for _op in (
     "Assert", "PyFunc", "RandomShuffle", "RandomStandardNormal", "RandomUniform", "RegexReplace", "StringJoin",
-    "StringToHashBucketFast", "StringToNumber", "TruncatedNormal",
+    "StringToHashBucketFast", "StringToNumber", "TruncatedNormal", "AsString", "ReduceJoin",
 ):  # fmt: skip
     no_gradient(_op)

@@ -1,5 +1,5 @@
-"""Image kernels with TensorFlow's semantics: resizing (bilinear, nearest neighbor, bicubic, area) and
-AdjustContrastv2.
+"""Image kernels with TensorFlow's semantics: resizing (bilinear, nearest neighbor, bicubic, area),
+AdjustContrastv2, AdjustHue, AdjustSaturation, RGBToHSV, HSVToRGB and ExtractImagePatches.
 
 Sampling positions follow TF's scalers (legacy ``x * scale``, half-pixel centers, align
 corners) computed in float32 as TF does, so the chosen source pixels and weights are
@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.framework.errors import FailedPreconditionError, OutOfRangeError
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str, unimplemented
 from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors
+from modtensor.kernels.cpu.windows import window_axis
 
 _F = np.float32
 
@@ -230,14 +232,213 @@ def adjust_contrast_v2(images: np.ndarray, contrast_factor: np.ndarray) -> np.nd
     return out.reshape(shape).astype(images.dtype, copy=False)
 
 
+# --------------------------------------------------------------------------- colour spaces
+
+
+def _check_colorspace(images: np.ndarray) -> None:
+    """RGBToHSV / HSVToRGB's checks: at least 1-D with 3 channels (a FailedPrecondition, as TF's kernel)."""
+    if images.ndim < 1:
+        raise invalid_argument(f"input must be at least 1D{shape_str(images.shape)}")
+    channels = images.shape[-1]
+    if channels != 3:
+        raise FailedPreconditionError(None, None, f"input must have 3 channels but input only has {channels} channels.")
+
+
+@ignoring_fp_errors
+def rgb_to_hsv(images: np.ndarray) -> np.ndarray:
+    """RGBToHSV, elementwise in the input's float type as TF's Eigen functor (hue and saturation in [0, 1])."""
+    images = np.asarray(images)
+    _check_colorspace(images)
+    t = images.dtype.type
+    r, g, b = images[..., 0], images[..., 1], images[..., 2]
+    v = np.maximum(np.maximum(r, g), b)
+    value_range = v - np.minimum(np.minimum(r, g), b)
+    s = np.where(v > 0, value_range / np.where(v > 0, v, t(1)), t(0)).astype(images.dtype)
+    norm = (t(1) / value_range) * (t(1) / t(6))
+    h = np.where(
+        r == v,
+        norm * (g - b),
+        np.where(g == v, norm * (b - r) + t(2) / t(6), norm * (r - g) + t(4) / t(6)),
+    )
+    h = np.where(value_range > 0, h, t(0))
+    h = np.where(h < 0, h + t(1), h).astype(images.dtype)
+    return np.stack([h, s, v], axis=-1)
+
+
+@ignoring_fp_errors
+def hsv_to_rgb(images: np.ndarray) -> np.ndarray:
+    """HSVToRGB, elementwise in the input's float type as TF's Eigen functor (piecewise-linear channel ramps)."""
+    images = np.asarray(images)
+    _check_colorspace(images)
+    t = images.dtype.type
+    h, s, v = images[..., 0], images[..., 1], images[..., 2]
+    dh = h * t(6)
+    dr = np.clip(np.abs(dh - t(3)) - t(1), t(0), t(1))
+    dg = np.clip(-np.abs(dh - t(2)) + t(2), t(0), t(1))
+    db = np.clip(-np.abs(dh - t(4)) + t(2), t(0), t(1))
+    one_s = -s + t(1)
+    return np.stack([(one_s + s * d) * v for d in (dr, dg, db)], axis=-1).astype(images.dtype)
+
+
+def _check_adjust(images: np.ndarray, factor: np.ndarray, factor_name: str) -> None:
+    """AdjustHue / AdjustSaturation's checks, TF's messages."""
+    if images.ndim < 3:
+        raise invalid_argument(f"input must be at least 3-D, got shape{shape_str(images.shape)}")
+    if factor.ndim != 0:
+        raise invalid_argument(f"{factor_name} must be scalar: {shape_str(factor.shape)}")
+    channels = images.shape[-1]
+    if channels != 3:
+        raise invalid_argument(f"input must have 3 channels but instead has {channels} channels.")
+
+
+@ignoring_fp_errors
+def adjust_hue(images: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """AdjustHue: each pixel's hue rotated by ``delta`` (a fraction of the colour wheel), float32 as TF's CPU
+    kernel: RGB to (hue in [0, 6), min, max), shifted hue wrapped back into [0, 6), then back to RGB."""
+    images, delta = np.asarray(images), np.asarray(delta)
+    _check_adjust(images, delta, "delta")
+    if images.size == 0:
+        return np.empty(images.shape, images.dtype)
+    x = images.astype(_F, copy=False)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    # TF's six hue sectors (by which channel is largest / middle / smallest), ties counted as TF counts them
+    r_lt_g = r < g
+    category = np.where(
+        r_lt_g,
+        np.where(b < r, 1, np.where(b > g, 3, 2)),
+        np.where(b < g, 0, np.where(b > r, 4, 5)),
+    )
+    v_max = np.choose(category, [r, g, g, b, b, r])
+    v_mid = np.choose(category, [g, r, b, g, r, b])
+    v_min = np.choose(category, [b, b, r, r, g, g])
+    ratio = (v_mid - v_min) / (v_max - v_min)
+    increase = (category & 1) == 0
+    h = category.astype(_F) + np.where(increase, ratio, _F(1) - ratio)
+    h = np.where(v_max == v_min, _F(0), h).astype(_F)
+    h = h + _F(delta) * _F(6)
+    while np.any(h < 0):  # TF wraps by adding or subtracting 6 (no fmod), in float32
+        h = np.where(h < 0, h + _F(6), h)
+    while np.any(h >= 6):
+        h = np.where(h >= 6, h - _F(6), h)
+    h_category = h.astype(np.int32)
+    ratio = h - h_category.astype(_F)
+    ratio = np.where((h_category & 1) == 0, ratio, _F(1) - ratio)
+    v_mid = v_min + ratio * (v_max - v_min)
+    category = np.minimum(h_category, 5)
+    out_r = np.choose(category, [v_max, v_mid, v_min, v_min, v_mid, v_max])
+    out_g = np.choose(category, [v_mid, v_max, v_max, v_mid, v_min, v_min])
+    out_b = np.choose(category, [v_min, v_min, v_mid, v_max, v_max, v_mid])
+    return np.stack([out_r, out_g, out_b], axis=-1).astype(images.dtype)
+
+
+@ignoring_fp_errors
+def adjust_saturation(images: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """AdjustSaturation: each pixel's HSV saturation multiplied by ``scale`` and clipped to [0, 1], float32 as
+    TF's CPU kernel (its own scalar RGB/HSV conversions, which add the 2/6 and 4/6 hue offsets in double)."""
+    images, scale = np.asarray(images), np.asarray(scale)
+    _check_adjust(images, scale, "scale")
+    if images.size == 0:
+        return np.empty(images.shape, images.dtype)
+    x = images.astype(_F, copy=False)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    v = np.maximum(r, np.maximum(g, b))
+    value_range = v - np.minimum(r, np.minimum(g, b))
+    s = np.where(v > 0, value_range / np.where(v > 0, v, _F(1)), _F(0)).astype(_F)
+    norm = _F(1) / (_F(6) * value_range)
+    f64 = np.float64
+    h = np.where(
+        r == v,
+        norm * (g - b),
+        np.where(
+            g == v,
+            ((norm * (b - r)).astype(f64) + 2.0 / 6.0).astype(_F),
+            ((norm * (r - g)).astype(f64) + 4.0 / 6.0).astype(_F),
+        ),
+    ).astype(_F)
+    h = np.where(value_range <= 0, _F(0), h)
+    h = np.where(h < 0, h + _F(1), h)
+    s = np.minimum(_F(1), np.maximum(_F(0), s * _F(scale)))
+    c = s * v
+    m = v - c
+    dh = h * _F(6)
+    h_category = dh.astype(np.int32)
+    fmodu = dh
+    while np.any(fmodu <= 0):
+        fmodu = np.where(fmodu <= 0, fmodu + _F(2), fmodu)
+    while np.any(fmodu >= 2):
+        fmodu = np.where(fmodu >= 2, fmodu - _F(2), fmodu)
+    xx = c * (_F(1) - np.abs(fmodu - _F(1)))
+    zero = np.zeros_like(c)
+    category = np.where((h_category >= 0) & (h_category <= 5), h_category, 6)
+    rr = np.choose(category, [c, xx, zero, zero, xx, c, zero])
+    gg = np.choose(category, [xx, c, c, xx, zero, zero, zero])
+    bb = np.choose(category, [zero, zero, xx, c, c, xx, zero])
+    return np.stack([rr + m, gg + m, bb + m], axis=-1).astype(images.dtype)
+
+
+# --------------------------------------------------------------------------- patches
+
+
+def _vec4(values: Any, name: str) -> list[int]:
+    """TF's ParseAttributeVec4: 1 in the batch and depth entries, >= 1 in the spatial ones."""
+    values = [int(v) for v in values]
+    if values[0] != 1 or values[3] != 1:
+        raise unimplemented(f"Only support {name} across space.")
+    if values[1] < 1 or values[2] < 1:
+        raise OutOfRangeError(None, None, f"{name} is out of range.")
+    return values
+
+
+def extract_image_patches(
+    images: np.ndarray, ksizes: Any = (), strides: Any = (), rates: Any = (), padding: Any = "VALID"
+) -> np.ndarray:
+    """ExtractImagePatches: each output pixel holds its ``ksize`` window (dilated by ``rates``, zero padded for
+    SAME) flattened as ``[rows, cols, depth]``."""
+    images = np.asarray(images)
+    ksizes, strides, rates = _vec4(ksizes, "ksizes"), _vec4(strides, "strides"), _vec4(rates, "rates")
+    padding = padding.decode() if isinstance(padding, bytes) else str(padding)
+    if images.ndim != 4:
+        raise invalid_argument(f"input must be 4-dimensional{shape_str(images.shape)}")
+    batch, in_rows, in_cols, depth = images.shape
+    rows = window_axis(in_rows, ksizes[1], strides[1], rates[1], padding)
+    cols = window_axis(in_cols, ksizes[2], strides[2], rates[2], padding)
+    out = np.zeros((batch, rows.out, cols.out, ksizes[1], ksizes[2], depth), images.dtype)
+    if out.size == 0:
+        return out.reshape(batch, rows.out, cols.out, ksizes[1] * ksizes[2] * depth)
+    padded = np.zeros(
+        (batch, in_rows + rows.pad_before + rows.pad_after, in_cols + cols.pad_before + cols.pad_after, depth),
+        images.dtype,
+    )
+    padded[:, rows.pad_before : rows.pad_before + in_rows, cols.pad_before : cols.pad_before + in_cols] = images
+    for i in range(ksizes[1]):
+        r0 = i * rates[1]
+        for j in range(ksizes[2]):
+            c0 = j * rates[2]
+            out[:, :, :, i, j] = padded[
+                :,
+                r0 : r0 + (rows.out - 1) * strides[1] + 1 : strides[1],
+                c0 : c0 + (cols.out - 1) * strides[2] + 1 : strides[2],
+            ]
+    return out.reshape(batch, rows.out, cols.out, ksizes[1] * ksizes[2] * depth)
+
+
 OP_FUNCTIONS: dict[str, Any] = {
     "ResizeBilinear": resize_bilinear,
     "ResizeNearestNeighbor": resize_nearest_neighbor,
     "ResizeBicubic": resize_bicubic,
     "ResizeArea": resize_area,
     "AdjustContrastv2": adjust_contrast_v2,
+    "AdjustHue": adjust_hue,
+    "AdjustSaturation": adjust_saturation,
+    "RGBToHSV": rgb_to_hsv,
+    "HSVToRGB": hsv_to_rgb,
+    "ExtractImagePatches": extract_image_patches,
 }
 _T = "FLOATS INTS UINTS"
 CPU_TYPE_CONSTRAINTS = {op: {"T": _T} for op in OP_FUNCTIONS}
 CPU_TYPE_CONSTRAINTS["AdjustContrastv2"] = {"T": "float32"}  # TF's CPU kernel is float only
-
+CPU_TYPE_CONSTRAINTS["AdjustHue"] = {"T": "float32"}  # (so is AdjustSaturation's)
+CPU_TYPE_CONSTRAINTS["AdjustSaturation"] = {"T": "float32"}
+CPU_TYPE_CONSTRAINTS["RGBToHSV"] = {"T": "FLOATS"}
+CPU_TYPE_CONSTRAINTS["HSVToRGB"] = {"T": "FLOATS"}
+CPU_TYPE_CONSTRAINTS["ExtractImagePatches"] = {"T": "FLOATS INTS UINTS COMPLEX"}

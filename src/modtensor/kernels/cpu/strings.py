@@ -1,5 +1,5 @@
 """String kernels with TensorFlow's semantics: split, join, length, regex replace, hash buckets, substr,
-to-number, lower/upper.
+to-number, lower/upper, as-string (printf-style number formatting) and reduce-join.
 
 String tensors are object arrays of ``bytes``. Regular expressions are RE2 in TF; they
 run here with Python's ``re`` on the UTF-8 text (undecodable bytes kept as surrogates),
@@ -12,8 +12,11 @@ import functools
 import re
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
+from modtensor.framework import dtypes
+from modtensor.framework.errors import OutOfRangeError
 from modtensor.kernels.cpu.elementwise import as_numpy_dtype
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
 from modtensor.kernels.cpu.farmhash import fingerprint64
@@ -305,6 +308,106 @@ def string_upper(input: np.ndarray, encoding: Any = "") -> np.ndarray:  # noqa: 
     return _case(_strings(input), encoding, lower=False)
 
 
+# --------------------------------------------------------------------------- as_string, reduce_join
+
+_FILL_FLAGS = b" +-0#"  # the printf flags TF accepts as ``fill``
+# The smallest normal magnitude of each float type whose subnormals TF's CPU kernels flush to zero (float16's
+# convert to normal float32 values and are kept).
+_SMALLEST_NORMAL = {
+    np.dtype(np.float32): float(np.finfo(np.float32).tiny),
+    np.dtype(ml_dtypes.bfloat16): float(np.finfo(np.float32).tiny),
+    np.dtype(np.float64): float(np.finfo(np.float64).tiny),
+}
+
+
+def _format_float(value: float, flags: str, width: int, spec: str, tiny: float) -> str:
+    """One float as C's printf ``%<flags><width><spec>`` with TF's denormal flush; nan and inf as glibc prints
+    them (a sign for negative nan too, space-padded even with the ``0`` flag)."""
+    if not np.isfinite(value):
+        sign = "-" if np.signbit(value) else "+" if "+" in flags else " " if " " in flags else ""
+        text = sign + ("nan" if np.isnan(value) else "inf")
+        return text.ljust(width) if "-" in flags else text.rjust(width)
+    if abs(value) < tiny:
+        value = -0.0 if np.signbit(value) else 0.0
+    return f"%{flags}{width if width > -1 else ''}{spec}" % value
+
+
+def as_string(
+    input: np.ndarray,  # noqa: A002
+    precision: int = -1,
+    scientific: bool = False,
+    shortest: bool = False,
+    width: int = -1,
+    fill: Any = "",
+) -> np.ndarray:
+    """AsString: each element formatted as TF's printf-style format (``%f``, ``%e`` with ``scientific``, ``%g``
+    with ``shortest``; ``fill`` one of the flags `` +-0#``, ``width`` and ``precision``), checked as TF checks."""
+    x = np.asarray(input)
+    kind = "f" if x.dtype == ml_dtypes.bfloat16 else x.dtype.kind  # numpy calls ml_dtypes' bfloat16 kind "V"
+    if kind in "iub":
+        name = dtypes.as_dtype(x.dtype).name
+        if scientific or shortest:
+            raise invalid_argument(f"scientific and shortest format not supported for datatype {name}")
+        if precision > -1:
+            raise invalid_argument(f"precision not supported for datatype {name}")
+    fill_bytes = _bytes(fill)
+    if len(fill_bytes) > 1:
+        raise invalid_argument("Fill string must be one or fewer characters")
+    if scientific and shortest:
+        raise invalid_argument("Cannot select both scientific and shortest notation")
+    if fill_bytes and fill_bytes not in _FILL_FLAGS:
+        raise invalid_argument(f'Fill argument not supported: "{_text(fill_bytes)}"')
+    flags = fill_bytes.decode("ascii")
+    flat = x.reshape(-1)
+    out: list[bytes]
+    if kind == "b":
+        out = [b"true" if v else b"false" for v in flat.tolist()]
+    elif kind in "iu":
+        if kind == "u":  # C's %u has no sign: the "+" and " " flags do nothing
+            flags = flags.replace("+", "").replace(" ", "")
+        fmt = f"%{flags}{width if width > -1 else ''}d"
+        out = [(fmt % v).encode() for v in flat.tolist()]
+    elif kind in "fc":
+        spec = (f".{precision}" if precision > -1 else "") + ("e" if scientific else "g" if shortest else "f")
+        part = np.dtype(np.float32) if x.dtype == np.complex64 else np.dtype(np.float64) if kind == "c" else x.dtype
+        tiny = _SMALLEST_NORMAL.get(part, 0.0)
+        if kind == "f":
+            out = [_format_float(float(v), flags, width, spec, tiny).encode() for v in flat]
+        else:
+            out = [f"({_format_float(float(v.real), flags, width, spec, tiny)},"
+                   f"{_format_float(float(v.imag), flags, width, spec, tiny)})".encode() for v in flat]  # fmt: skip
+    else:  # strings: kept as they are unless width > 0; then cut to ``precision`` bytes, space-padded to width
+        out = [_bytes(v) for v in flat]
+        if width > 0:
+            cut = [v[:precision] if precision > -1 else v for v in out]
+            out = [v.ljust(width) if "-" in flags else v.rjust(width) for v in cut]
+    return _objects(out, x.shape)
+
+
+def reduce_join(inputs: np.ndarray, reduction_indices: np.ndarray, keep_dims: bool = False,
+                separator: Any = "") -> np.ndarray:  # fmt: skip
+    """ReduceJoin: the strings joined with ``separator`` over the reduced dims; of the reduced dims the first
+    listed varies fastest (``[0, 1]`` of ``[[a, b], [c, d]]`` is ``acbd``)."""
+    strings = _strings(inputs)
+    rank = strings.ndim
+    order: list[int] = []
+    for axis in np.asarray(reduction_indices).reshape(-1).tolist():
+        if not -rank <= axis < rank:
+            raise OutOfRangeError(None, None, f"Invalid reduction dimension {axis} for input with {rank} dimension(s)")
+        if (axis % rank) in order:
+            raise invalid_argument(f"Duplicate reduction dimension {axis}")
+        order.append(axis % rank)
+    kept = [i for i in range(rank) if i not in order]
+    kept_shape = tuple(strings.shape[i] for i in kept)
+    group = int(np.prod([strings.shape[i] for i in order], dtype=np.int64))
+    rows = strings.transpose(kept + order[::-1]).reshape((*kept_shape, group)).reshape(-1, group) if group else None
+    count = int(np.prod(kept_shape, dtype=np.int64))
+    sep = _bytes(separator)
+    joined = [sep.join(_bytes(v) for v in row) for row in rows] if rows is not None else [b""] * count
+    shape = tuple(1 if i in order else d for i, d in enumerate(strings.shape)) if keep_dims else kept_shape
+    return _objects(joined, shape)
+
+
 OP_FUNCTIONS: dict[str, Any] = {
     "StringSplitV2": string_split_v2,
     "StringJoin": string_join,
@@ -316,6 +419,8 @@ OP_FUNCTIONS: dict[str, Any] = {
     "StringToNumber": string_to_number,
     "StringLower": string_lower,
     "StringUpper": string_upper,
+    "AsString": as_string,
+    "ReduceJoin": reduce_join,
 }
 CPU_TYPE_CONSTRAINTS = {
     "Substr": {"T": "int32 int64"},
