@@ -7,6 +7,8 @@ Writes:
   (tests/ops/test_op_defs.py compares modtensor's with them);
 - ``programs.json``: for each program of tests/api/data_programs.py, what TF gives: the element
   sequence, element_spec repr, cardinality, or the error class and text;
+- ``io_programs.json``: for each program of tests/api/io_programs.py (tf.io's decode_raw, serialize_tensor,
+  parse_tensor, read_file, write_file), what TF gives, with the scratch directory's path written ``<TMP>``;
 - ``*.tfrecord``: small TFRecord files TF wrote (plain, GZIP, ZLIB; tf.train.Example records) that
   tests read with modtensor; ``tools/check_data_files_in_tf.py`` checks files modtensor wrote.
 """
@@ -39,7 +41,8 @@ OPS = [
     "DummySeedGenerator", "DummyMemoryCache", "AnonymousSeedGenerator", "ReduceDataset", "DatasetCardinality",
     "AnonymousIteratorV3", "AnonymousIteratorV2", "MakeIterator", "DeleteIterator", "IteratorGetNext",
     "IteratorGetNextSync", "IteratorGetNextAsOptional", "OptionalFromValue", "OptionalNone", "OptionalHasValue",
-    "OptionalGetValue", "ParseExampleV2", "ParseSingleExample", "PyFunc", "EagerPyFunc",
+    "OptionalGetValue", "ParseExampleV2", "ParseSingleExample", "PyFunc", "EagerPyFunc", "WindowDataset",
+    "DecodeRaw", "DecodePaddedRaw", "ReadFile", "WriteFile", "SerializeTensor", "ParseTensor",
 ]  # fmt: skip
 
 
@@ -68,6 +71,22 @@ def write_programs(only: str | None) -> None:
         tf.random.set_seed(None)
         results[name] = run(fn, tf)
     path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
+def write_io_programs() -> None:
+    import tempfile
+
+    from data_golden import run
+    from io_programs import PROGRAMS
+
+    results = {}
+    for name, fn in PROGRAMS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            record = run(lambda module, fn=fn, tmp=tmp: fn(module, tmp), tf)
+        if "message" in record:
+            record["message"] = record["message"].replace(tmp, "<TMP>")
+        results[name] = record
+    (OUT / "io_programs.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
 
 
 def _example(i: int) -> bytes:
@@ -148,14 +167,16 @@ def write_files() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", default=None, help="op_defs, programs, files, or a program's name")
+    parser.add_argument("--only", default=None, help="op_defs, programs, files, io, or a program's name")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "op_defs"):
         write_op_defs()
     if args.only in (None, "files"):
         write_files()
-    if args.only not in ("op_defs", "files"):
+    if args.only in (None, "io"):
+        write_io_programs()
+    if args.only not in ("op_defs", "files", "io"):
         write_programs(None if args.only in (None, "programs") else args.only)
 
 

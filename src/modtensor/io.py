@@ -1,9 +1,11 @@
-"""``modtensor.io`` (TensorFlow's ``tf.io``): TFRecord files and ``tf.train.Example`` parsing."""
+"""``modtensor.io`` (TensorFlow's ``tf.io``): TFRecord files, ``tf.train.Example`` parsing, raw bytes, serialized
+tensors and whole files."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from modtensor.api.io_ops import decode_raw, parse_tensor, read_file, serialize_tensor, write_file
 from modtensor.api.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -21,8 +23,13 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_raw",
     "parse_example",
     "parse_single_example",
+    "parse_tensor",
+    "read_file",
+    "serialize_tensor",
+    "write_file",
 ]
 
 

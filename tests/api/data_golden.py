@@ -25,6 +25,9 @@ def encode(value: Any) -> Any:
         if array.dtype == object:
             items = [x.decode("latin-1") if isinstance(x, bytes) else x for x in array.reshape(-1).tolist()]
             return {"dtype": "string", "shape": list(array.shape), "value": items}
+        if array.dtype.kind == "c":  # complex values as [real, imag] pairs (JSON has no complex numbers)
+            pairs = [[v.real, v.imag] for v in array.reshape(-1).tolist()]
+            return {"dtype": str(array.dtype), "shape": list(array.shape), "value": pairs}
         return {"dtype": str(array.dtype), "shape": list(array.shape), "value": array.reshape(-1).tolist()}
     if isinstance(value, bytes):
         return {"bytes": value.decode("latin-1")}

@@ -424,3 +424,105 @@ def from_generator_bad_shape(tf: Any) -> Any:
 @program
 def numpy_function_in_map(tf: Any) -> Any:
     return tf.data.Dataset.range(4).map(lambda x: tf.numpy_function(lambda v: v * 3, [x], tf.int64))
+
+
+# ----------------------------------------------------------------------------- window
+
+
+def _windows(ds: Any) -> Any:
+    """The windows of ``ds`` as lists of values (a window is a dataset, or a structure of datasets)."""
+    out = []
+    for window in ds:
+        if isinstance(window, tuple):
+            out.append(tuple(list(w.as_numpy_iterator()) for w in window))
+        elif isinstance(window, dict):
+            out.append({k: list(w.as_numpy_iterator()) for k, w in window.items()})
+        else:
+            out.append(list(window.as_numpy_iterator()))
+    return out
+
+
+@program
+def window_default_shift(tf: Any) -> Any:
+    ds = tf.data.Dataset.range(7).window(3)
+    return [repr(ds), repr(ds.element_spec), ds.cardinality(), _windows(ds)]
+
+
+@program
+def window_shift_stride_drop(tf: Any) -> Any:
+    ds = tf.data.Dataset.range(7)
+    cases = [(3, None, 1, True), (3, 1, 1, False), (3, 2, 2, False), (3, 2, 2, True), (2, 4, 1, False),
+             (2, 4, 1, True), (4, 1, 3, False), (5, 5, 1, True), (8, 3, 1, False)]  # fmt: skip
+    out = []
+    for size, shift, stride, drop in cases:
+        windows = ds.window(size, shift, stride, drop)
+        out.append([windows.cardinality(), _windows(windows)])
+    return out
+
+
+@program
+def window_flat_map_batch(tf: Any) -> Any:
+    return tf.data.Dataset.range(7).window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3))
+
+
+@program
+def window_tuple_elements(tf: Any) -> Any:
+    ds = tf.data.Dataset.from_tensor_slices(([1, 2, 3], [b"a", b"b", b"c"])).window(2)
+    batched = ds.flat_map(lambda a, b: tf.data.Dataset.zip((a, b)).batch(2))
+    return [repr(ds.element_spec), _windows(ds), batched]
+
+
+@program
+def window_dict_elements(tf: Any) -> Any:
+    ds = tf.data.Dataset.from_tensor_slices({"x": [1, 2, 3], "y": [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]}).window(2, 1)
+    return [repr(ds.element_spec), _windows(ds), ds.flat_map(lambda w: tf.data.Dataset.zip(w).batch(2))]
+
+
+@program
+def window_inner_dataset(tf: Any) -> Any:
+    window = next(iter(tf.data.Dataset.range(5).window(3)))
+    return [repr(window), repr(window.element_spec), window.cardinality(), list(window.batch(2).as_numpy_iterator())]
+
+
+@program
+def window_map_reduce(tf: Any) -> Any:
+    ds = tf.data.Dataset.range(5).window(2)
+    return ds.map(lambda w: w.reduce(tf.constant(0, tf.int64), lambda s, x: s + x))
+
+
+@program
+def window_cardinalities(tf: Any) -> Any:
+    r = tf.data.Dataset.range(7)
+    return [
+        r.repeat().window(2).cardinality(),
+        r.filter(lambda x: x > 0).window(2).cardinality(),
+        tf.data.Dataset.range(0).window(2).cardinality(),
+        _windows(tf.data.Dataset.range(0).window(2)),
+    ]
+
+
+@program
+def window_size_zero(tf: Any) -> Any:
+    return tf.data.Dataset.range(3).window(0)
+
+
+@program
+def window_shift_zero(tf: Any) -> Any:
+    return tf.data.Dataset.range(3).window(2, shift=0)
+
+
+@program
+def window_stride_negative(tf: Any) -> Any:
+    return tf.data.Dataset.range(3).window(2, stride=-1)
+
+
+@program
+def window_in_function(tf: Any) -> Any:
+    @tf.function
+    def f() -> Any:
+        ds = tf.data.Dataset.range(6).window(3, 2).flat_map(lambda w: w.batch(3))
+        it = iter(tf.data.Dataset.range(6).window(2).flat_map(lambda w: w))
+        first = next(it) + next(it) * 10 + next(it) * 100
+        return ds.reduce(tf.constant(0, tf.int64), lambda s, x: s + tf.reduce_sum(x)), first
+
+    return f()

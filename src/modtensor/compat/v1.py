@@ -173,6 +173,12 @@ _V1_CONTROL_FLOW = {
     "while_loop": ("modtensor.api.while_loop", "while_loop_v1"),
     "gradients": ("modtensor.api.gradients_impl", "gradients"),  # TF 1's signature (colocate_gradients_with_ops)
 }
+# tf.io's byte and file ops, also top-level names in TF 1 (decode_raw with TF 1's signature)
+_V1_IO = {
+    name: ("modtensor.api.io_ops", attr)
+    for name, attr in (("read_file", "read_file"), ("write_file", "write_file"), ("decode_raw", "decode_raw_v1"),
+                       ("serialize_tensor", "serialize_tensor"), ("parse_tensor", "parse_tensor"))
+}  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
@@ -184,8 +190,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("modtensor.compat.v1_train")
     if name == "image":
         return importlib.import_module("modtensor.compat.v1_image")
-    if name in _V1_CONTROL_FLOW:
-        module, attr = _V1_CONTROL_FLOW[name]
+    if name in _V1_CONTROL_FLOW or name in _V1_IO:
+        module, attr = {**_V1_CONTROL_FLOW, **_V1_IO}[name]
         return getattr(importlib.import_module(module), attr)
     import modtensor
 

@@ -316,6 +316,16 @@ def _padded_batch_shape(ctx: InferenceContext) -> None:
 _common(_dataset("UnbatchDataset").input("input_dataset: variant")).set_shape_fn(common_shapes.scalar_shape)
 (
     _common(
+        _dataset("WindowDataset")
+        .input("input_dataset: variant")
+        .input("size: int64")
+        .input("shift: int64")
+        .input("stride: int64")
+        .input("drop_remainder: bool")
+    ).set_shape_fn(_scalar_inputs(1, 2, 3, 4))
+)
+(
+    _common(
         _dataset("ShuffleDatasetV3")
         .input("input_dataset: variant")
         .input("buffer_size: int64")
@@ -512,7 +522,7 @@ DATASET_OPS = frozenset(
         "InterleaveDataset", "ParallelInterleaveDatasetV4", "ScanDataset", "TakeWhileDataset", "BatchDatasetV2",
         "PaddedBatchDatasetV2", "UnbatchDataset", "ShuffleDatasetV3", "RepeatDataset", "TakeDataset",
         "SkipDataset", "PrefetchDataset", "CacheDatasetV2", "OptionsDataset", "ZipDataset", "ConcatenateDataset",
-        "RewriteDataset",
+        "RewriteDataset", "WindowDataset",
     }
 )  # fmt: skip
 FUNCTION_ATTRS = {

@@ -1,4 +1,5 @@
-"""Example parsing ops: ``ParseExampleV2`` (``tf.io.parse_example``) and ``ParseSingleExample``.
+"""Parsing ops: ``ParseExampleV2`` (``tf.io.parse_example``), ``ParseSingleExample``, ``DecodeRaw``,
+``DecodePaddedRaw``, ``SerializeTensor``, ``ParseTensor`` and the whole-file ``ReadFile``/``WriteFile``.
 
 OpDefs equal TensorFlow 2.21's; shape functions are TF's: a sparse feature gives
 indices ``[?, rank + 1]``, values ``[?]`` and a dense shape ``[rank + 1]`` (rank of the
@@ -97,4 +98,83 @@ def _parse_single_example_shape(ctx: InferenceContext) -> None:
     .attr(f"Tdense: list({_FEATURE_TYPES}) >= 0")
     .attr("dense_shapes: list(shape) >= 0")
     .set_shape_fn(_parse_single_example_shape)
+)
+
+
+# ----------------------------------------------------------------------------- raw bytes and serialized tensors
+
+_RAW_TYPES = "{half, float, double, int32, uint16, uint8, int16, int8, int64, bfloat16}"
+
+
+def _decode_raw_shape(ctx: InferenceContext) -> None:
+    """The input's shape followed by an unknown dimension (the values of one string)."""
+    ctx.set_output(0, ctx.concatenate(ctx.input(0), ctx.vector(None)))
+
+
+def _decode_padded_raw_shape(ctx: InferenceContext) -> None:
+    """The input's shape followed by ``fixed_length / sizeof(out_type)`` (unknown unless constant)."""
+    from modtensor.framework import dtypes
+
+    fixed_length = ctx.make_dim_for_scalar_input(1)
+    size = dtypes.as_dtype(ctx.get_attr("out_type")).size
+    width = ctx.divide(fixed_length, size, True)
+    ctx.set_output(0, ctx.concatenate(ctx.input(0), ctx.vector(width)))
+
+
+(
+    register_op("DecodeRaw")
+    .input("bytes: string")
+    .output("output: out_type")
+    .attr("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, "
+          "bfloat16}")
+    .attr("little_endian: bool = true")
+    .set_shape_fn(_decode_raw_shape)
+)
+(
+    register_op("DecodePaddedRaw")
+    .input("input_bytes: string")
+    .input("fixed_length: int32")
+    .output("output: out_type")
+    .attr(f"out_type: {_RAW_TYPES}")
+    .attr("little_endian: bool = true")
+    .set_shape_fn(_decode_padded_raw_shape)
+)
+
+
+def _scalar(ctx: InferenceContext) -> None:
+    ctx.set_output(0, ctx.scalar())
+
+
+def _unknown(ctx: InferenceContext) -> None:
+    ctx.set_output(0, ctx.unknown_shape())
+
+
+register_op("SerializeTensor").input("tensor: T").output("serialized: string").attr("T: type").set_shape_fn(_scalar)
+register_op("ParseTensor").input("serialized: string").output("output: out_type").attr("out_type: type").set_shape_fn(
+    _unknown
+)
+
+
+# ----------------------------------------------------------------------------- whole files
+
+
+def _read_file_shape(ctx: InferenceContext) -> None:
+    """A scalar file name gives scalar contents."""
+    ctx.with_rank(ctx.input(0), 0)
+    ctx.set_output(0, ctx.scalar())
+
+
+def _write_file_shape(ctx: InferenceContext) -> None:
+    """File name and contents are scalars; no outputs."""
+    ctx.with_rank(ctx.input(0), 0)
+    ctx.with_rank(ctx.input(1), 0)
+
+
+register_op("ReadFile").input("filename: string").output("contents: string").set_shape_fn(_read_file_shape)
+(
+    register_op("WriteFile")
+    .input("filename: string")
+    .input("contents: string")
+    .set_is_stateful()
+    .set_shape_fn(_write_file_shape)
 )

@@ -393,6 +393,26 @@ class DatasetV2:
                 raise ValueError("Cannot unbatch an input with scalar components.")
         return self._unary(_UnbatchDataset, "UnbatchDataset", structure.unbatch_spec(self._structure), name)
 
+    def window(
+        self, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: bool = False, name: str | None = None
+    ) -> DatasetV2:
+        """Windows of ``size`` elements, ``shift`` apart (default ``size``), taking every ``stride``-th element.
+
+        Each element is a window: a dataset per component (a structure of datasets for structured
+        elements); the last windows are shorter unless ``drop_remainder``.
+        """
+        spec = structure.map_structure(structure.DatasetSpec, self._structure)
+        return self._unary(
+            _WindowDataset,
+            "WindowDataset",
+            spec,
+            name,
+            size=_int64(size, "size"),
+            shift=_int64(size if shift is None else shift, "shift"),
+            stride=_int64(stride, "stride"),
+            drop_remainder=_bool(drop_remainder, "drop_remainder"),
+        )
+
     def shuffle(
         self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool = True, name: str | None = None
     ) -> DatasetV2:
@@ -679,6 +699,14 @@ class _PaddedBatchDataset(DatasetV2):
 
 class _UnbatchDataset(DatasetV2):
     pass
+
+
+class _WindowDataset(DatasetV2):
+    pass
+
+
+class _VariantDataset(DatasetV2):
+    """A dataset held by a variant tensor of an element (a window, a dataset-valued component)."""
 
 
 class _ShuffleDataset(DatasetV2):

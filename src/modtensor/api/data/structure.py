@@ -61,7 +61,7 @@ class DatasetSpec:
         return hash(self._dataset_shape)
 
     def __repr__(self) -> str:
-        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape})"
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
 
 
 def _is_structure(value: Any) -> bool:
@@ -85,7 +85,7 @@ def flatten(structure: Any) -> list[Any]:
 
 
 def pack(structure: Any, flat: Sequence[Any]) -> Any:
-    """``structure`` rebuilt with ``flat`` as its leaves, in order."""
+    """``structure`` rebuilt with ``flat`` as its leaves, in order (a variant tensor at a DatasetSpec: a Dataset)."""
     it = iter(flat)
     result = _pack(structure, it)
     return result
@@ -102,7 +102,17 @@ def _pack(structure: Any, it: Any) -> Any:
             return type(structure)((key, values[key]) for key in structure)
         except TypeError:
             return {key: values[key] for key in structure}
-    return next(it)
+    value = next(it)
+    if isinstance(structure, DatasetSpec) and isinstance(value, Tensor) and value.dtype == dtypes.variant:
+        return _variant_dataset(value, structure)
+    return value
+
+
+def _variant_dataset(variant: Tensor, spec: DatasetSpec) -> Any:
+    """A dataset-valued element (a scalar variant tensor, e.g. a window) as a Dataset (TF's _VariantDataset)."""
+    from modtensor.api.data.dataset_ops import _VariantDataset
+
+    return _VariantDataset(variant, spec.element_spec)
 
 
 def map_structure(fn: Callable[[Any], Any], structure: Any) -> Any:

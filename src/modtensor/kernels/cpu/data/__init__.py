@@ -1,4 +1,4 @@
-"""tf.data kernels on CPU: dataset sources and transformations, iterators, optionals, readers, py-funcs.
+"""tf.data kernels on CPU: dataset sources and transformations, iterators, optionals, readers, py-funcs, tf.io.
 
 TensorFlow registers its dataset kernels on CPU; so does modtensor (placement puts
 dataset ops on the host CPU device; their variant and resource values are host objects).
@@ -15,7 +15,8 @@ SOURCE = "modtensor.kernels.cpu.data"
 
 def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
     """Register every tf.data kernel (and PyFunc/EagerPyFunc) for CPU into ``registry``."""
-    from modtensor.kernels.cpu.data import functional, iterators, ordering, parsing, readers, sources
+    from modtensor.kernels.cpu.data import functional, iterators, ordering, parsing, readers, sources, windows
+    from modtensor.kernels.cpu.io_kernels import IO_KERNELS
     from modtensor.kernels.cpu.script_ops import PyFuncKernel
 
     table = {
@@ -36,6 +37,7 @@ def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
         "BatchDatasetV2": ordering.BatchDatasetV2Op,
         "PaddedBatchDatasetV2": ordering.PaddedBatchDatasetV2Op,
         "UnbatchDataset": ordering.UnbatchDatasetOp,
+        "WindowDataset": windows.WindowDatasetOp,
         "ShuffleDatasetV3": ordering.ShuffleDatasetV3Op,
         "RepeatDataset": ordering.RepeatDatasetOp,
         "TakeDataset": ordering.TakeDatasetOp,
@@ -65,5 +67,6 @@ def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
         "ParseSingleExample": parsing.ParseSingleExampleOp,
         "PyFunc": PyFuncKernel,
         "EagerPyFunc": PyFuncKernel,
+        **IO_KERNELS,  # tf.io's DecodeRaw, SerializeTensor/ParseTensor, ReadFile/WriteFile
     }
     return [registry.register(op, "CPU", cls, source=SOURCE) for op, cls in table.items()]
