@@ -4,6 +4,7 @@ The resize ops in their three sampling modes (legacy, ``align_corners``, ``half_
 up and down. Bilinear and bicubic output float32 whatever the image type, so their float64 cases
 skip the central differences (float32 outputs cannot resolve them); nearest neighbor keeps the type.
 ``placeholder_with_default`` hides the static image shape (nearest neighbor's dynamic size path).
+RGBToHSV's gradient is TF's piecewise formula.
 """
 
 F64, F32 = "float64", "float32"
@@ -49,6 +50,14 @@ CASES.update(
             "fn": "lambda tf, x: tf.square(tf.raw_ops.ResizeBilinear(images=x * x, size=[4, 4], "
             "half_pixel_centers=True))",
             "inputs": [(F32, [1, 3, 3, 1])],
+        },
+        # TF's piecewise RGBToHSV gradient (positive channels, no ties at random points)
+        "rgb_to_hsv": {"fn": "lambda tf, x: tf.image.rgb_to_hsv(x)", "inputs": [(F64, [2, 3, 3])], "positive": [0]},
+        "rgb_to_hsv_f32_chain": {
+            "fn": "lambda tf, x: tf.image.rgb_to_hsv(x * x) * 2.0",
+            "inputs": [(F32, [2, 4, 3])],
+            "positive": [0],
+            "numeric": False,
         },
         "resize_bicubic_int_image": {
             "fn": "lambda tf, x, y: tf.raw_ops.ResizeBicubic(images=tf.cast(x, tf.int32), size=[4, 4]) * y",
