@@ -1,7 +1,17 @@
 """``modtensor.random``: TensorFlow's ``tf.random`` names (seeded ``normal``/``truncated_normal``/``uniform``/
-``shuffle``, ``set_seed``, the stateless ``stateless_uniform``/``stateless_normal``)."""
+``shuffle``, ``categorical``, ``set_seed``, the stateless ``stateless_uniform``/``stateless_normal``)."""
 
-from modtensor.api.random_ops import normal, set_seed, shuffle, truncated_normal, uniform
-from modtensor.api.stateless_random_ops import stateless_normal, stateless_uniform
+from modtensor.api.random_ops import categorical, normal, set_seed, shuffle, truncated_normal, uniform
+from modtensor.api.stateless_random_ops import stateless_categorical, stateless_normal, stateless_uniform
 
-__all__ = ["normal", "set_seed", "shuffle", "stateless_normal", "stateless_uniform", "truncated_normal", "uniform"]
+__all__ = [
+    "categorical",
+    "normal",
+    "set_seed",
+    "shuffle",
+    "stateless_categorical",
+    "stateless_normal",
+    "stateless_uniform",
+    "truncated_normal",
+    "uniform",
+]

@@ -28,10 +28,11 @@ BREADTH = GOLDEN.parent / "op_breadth" / "kernels"
 GRADIENT_OPS = GOLDEN.parent / "gradient_ops" / "kernels"  # the backward ops (tools/make_golden_gradient_ops.py)
 CORE_OPS = GOLDEN.parent / "namespace_core" / "ops" / "kernels"  # (tools/make_golden_namespace_core.py)
 IMAGE_OPS = GOLDEN.parent / "image_ops" / "ops" / "kernels"  # (tools/make_golden_image_ops.py)
+CATEGORICAL_OPS = GOLDEN.parent / "random_categorical" / "ops" / "kernels"  # make_golden_random_categorical.py
 STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops" / "kernels"  # (tools/make_golden_namespace_strings.py)
 INDEX = [
     case | {"dir": str(folder)}
-    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS, IMAGE_OPS, STRING_OPS)
+    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS, IMAGE_OPS, STRING_OPS, CATEGORICAL_OPS)
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 

@@ -31,6 +31,7 @@ BREADTH = GOLDEN.parent / "op_breadth"
 GRADIENT_OPS = GOLDEN.parent / "gradient_ops"  # the backward ops (tools/make_golden_gradient_ops.py)
 CORE_OPS = GOLDEN.parent / "namespace_core" / "ops"  # stateless random ops (tools/make_golden_namespace_core.py)
 IMAGE_OPS = GOLDEN.parent / "image_ops" / "ops"  # HSV, hue/saturation, patches (tools/make_golden_image_ops.py)
+CATEGORICAL_OPS = GOLDEN.parent / "random_categorical" / "ops"  # tools/make_golden_random_categorical.py
 STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops"  # AsString, ReduceJoin (make_golden_namespace_strings.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
@@ -38,6 +39,7 @@ CASES = [
     *json.loads((GRADIENT_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((CORE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((IMAGE_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((CATEGORICAL_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((STRING_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
@@ -46,6 +48,7 @@ OP_DEFS = (
     GRADIENT_OPS / "op_defs.pbtxt",
     CORE_OPS / "op_defs.pbtxt",
     IMAGE_OPS / "op_defs.pbtxt",
+    CATEGORICAL_OPS / "op_defs.pbtxt",
     STRING_OPS / "op_defs.pbtxt",
 )
 

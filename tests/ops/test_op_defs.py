@@ -30,6 +30,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "namespace_core" / "ops" / "op_defs.pbtxt",
     # the image ops of tf.image's HSV, hue, saturation and patch functions (tools/make_golden_image_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "image_ops" / "ops" / "op_defs.pbtxt",
+    # Multinomial and StatelessMultinomial (tools/make_golden_random_categorical.py)
+    Path(__file__).resolve().parent.parent / "golden" / "random_categorical" / "ops" / "op_defs.pbtxt",
     # AsString and ReduceJoin (tools/make_golden_namespace_strings.py)
     Path(__file__).resolve().parent.parent / "golden" / "namespace_strings" / "ops" / "op_defs.pbtxt",
 ]

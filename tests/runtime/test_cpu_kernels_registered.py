@@ -35,6 +35,7 @@ BREADTH = GOLDEN / "op_breadth"  # the op-breadth ops of issue 13 (tools/make_go
 GRADIENT_OPS = GOLDEN / "gradient_ops"  # the backward ops of gradients (tools/make_golden_gradient_ops.py)
 CORE_OPS = GOLDEN / "namespace_core" / "ops"  # the stateless random ops (tools/make_golden_namespace_core.py)
 IMAGE_OPS = GOLDEN / "image_ops" / "ops"  # HSV, hue/saturation, patches (tools/make_golden_image_ops.py)
+CATEGORICAL_OPS = GOLDEN / "random_categorical" / "ops"  # tools/make_golden_random_categorical.py
 STRING_OPS = GOLDEN / "namespace_strings" / "ops"  # AsString, ReduceJoin (tools/make_golden_namespace_strings.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
@@ -42,6 +43,7 @@ TF_CPU = {
     **json.loads((GRADIENT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CORE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((IMAGE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((CATEGORICAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((STRING_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
@@ -52,6 +54,7 @@ CASES = [
         GRADIENT_OPS / "kernels",
         CORE_OPS / "kernels",
         IMAGE_OPS / "kernels",
+        CATEGORICAL_OPS / "kernels",
         STRING_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]

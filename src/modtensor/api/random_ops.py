@@ -184,3 +184,38 @@ def uniform(
             span = math.subtract(maxval, minval, name="sub")
             result = math.add(math.multiply(result, span, name="mul"), minval, name=scope)
         return result
+
+
+# Added with tf.random.categorical.
+def _categorical_dtype(dtype: Any) -> Any:
+    """The output dtype of the categorical samplers: int64 by default, int32 or int64 only (TF's check and text)."""
+    dtype = dtypes.as_dtype(dtype) if dtype else dtypes.int64
+    accepted = (dtypes.int32, dtypes.int64)
+    if dtype not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are {accepted!r}.")
+    return dtype
+
+
+def categorical(
+    logits: Any, num_samples: Any, dtype: Any = None, seed: int | None = None, name: str | None = None
+) -> Tensor:
+    """``num_samples`` class indices per row of the 2-D ``logits`` (unnormalized log-probabilities): ``Multinomial``."""
+    with op_scope(name, "categorical", [logits]):
+        return _multinomial(logits, num_samples, dtype, seed)
+
+
+def multinomial(
+    logits: Any, num_samples: Any, seed: int | None = None, name: str | None = None, output_dtype: Any = None
+) -> Tensor:
+    """TF 1's ``tf.multinomial`` / ``tf.random.multinomial``: ``categorical`` under another name and scope."""
+    with op_scope(name, "multinomial", [logits]):
+        return _multinomial(logits, num_samples, output_dtype, seed)
+
+
+def _multinomial(logits: Any, num_samples: Any, dtype: Any, seed: int | None) -> Tensor:
+    logits = convert_to_tensor(logits, name="logits")
+    dtype = _categorical_dtype(dtype)
+    seed1, seed2 = get_seed(seed)
+    return apply_op(
+        "Multinomial", logits=logits, num_samples=num_samples, seed=seed1 or 0, seed2=seed2 or 0, output_dtype=dtype
+    )

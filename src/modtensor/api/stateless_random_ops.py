@@ -15,7 +15,7 @@ from modtensor.api.random_ops import _shape_tensor
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
 
-__all__ = ["stateless_normal", "stateless_uniform"]
+__all__ = ["stateless_categorical", "stateless_normal", "stateless_uniform"]
 
 _AUTO_SELECT = 3
 
@@ -98,3 +98,16 @@ def stateless_normal(
         key, counter, alg = _key_counter_alg(seed, alg)
         rnd = apply_op("StatelessRandomNormalV2", shape=shape_t, key=key, counter=counter, alg=alg, dtype=dtype)
         return math.add(rnd * stddev_t, mean_t, name=scope)
+
+
+# Added with tf.random.stateless_categorical.
+def stateless_categorical(
+    logits: Any, num_samples: Any, seed: Any, dtype: Any = dtypes.int64, name: str | None = None
+) -> Tensor:
+    """``num_samples`` class indices per row of ``logits``, a function of ``seed`` only (``StatelessMultinomial``)."""
+    from modtensor.api.random_ops import _categorical_dtype
+
+    with op_scope(name, "stateless_categorical", [logits, seed]):
+        logits = convert_to_tensor(logits, name="logits")
+        dtype = _categorical_dtype(dtype)
+        return apply_op("StatelessMultinomial", logits=logits, num_samples=num_samples, seed=seed, output_dtype=dtype)

@@ -190,6 +190,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("modtensor.compat.v1_train")
     if name == "image":
         return importlib.import_module("modtensor.compat.v1_image")
+    if name == "multinomial":  # TF 1's name of tf.random.categorical (also tf.compat.v1.random.multinomial)
+        return importlib.import_module("modtensor.api.random_ops").multinomial
     if name in _V1_CONTROL_FLOW or name in _V1_IO:
         module, attr = {**_V1_CONTROL_FLOW, **_V1_IO}[name]
         return getattr(importlib.import_module(module), attr)

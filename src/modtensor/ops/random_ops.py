@@ -67,3 +67,29 @@ def _random_uniform_int_shape(ctx: InferenceContext) -> None:
     .set_is_stateful()
     .set_shape_fn(unchanged_shape)
 )
+
+
+# Added with tf.random.categorical.
+_REAL = "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
+
+
+def multinomial_shape(ctx: InferenceContext) -> None:
+    """Multinomial / StatelessMultinomial: logits a matrix, num_samples a scalar; output [batch, num_samples]."""
+    logits = ctx.with_rank(ctx.input(0), 2)
+    ctx.with_rank(ctx.input(1), 0)
+    num_samples = ctx.make_dim_for_scalar_input(1)
+    ctx.set_output(0, ctx.matrix(ctx.dim(logits, 0), num_samples))
+
+
+(
+    register_op("Multinomial")
+    .input("logits: T")
+    .input("num_samples: int32")
+    .output("output: output_dtype")
+    .attr("seed: int = 0")
+    .attr("seed2: int = 0")
+    .attr(f"T: {_REAL}")
+    .attr("output_dtype: {int32, int64} = DT_INT64")
+    .set_is_stateful()
+    .set_shape_fn(multinomial_shape)
+)

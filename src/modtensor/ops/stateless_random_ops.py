@@ -7,6 +7,7 @@ from modtensor.framework import errors
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
 from modtensor.ops._shape_errors import invalid
+from modtensor.ops.random_ops import multinomial_shape
 
 _RNG_KEY_SIZE = 1
 _RNG_MAX_COUNTER_SIZE = 2
@@ -75,4 +76,25 @@ for _name in ("StatelessRandomUniformV2", "StatelessRandomNormalV2"):
     .attr("dtype: {int32, int64, uint32, uint64}")
     .attr("Tshape: {int32, int64} = DT_INT32")
     .set_shape_fn(_uniform_int_shape_v2)
+)
+
+
+# Added with tf.random.stateless_categorical.
+def _stateless_multinomial_shape(ctx: InferenceContext) -> None:
+    """StatelessMultinomial: ``seed`` a vector of 2, then Multinomial's shape."""
+    seed = ctx.with_rank(ctx.input(2), 1)
+    ctx.with_value(ctx.dim(seed, 0), 2)
+    multinomial_shape(ctx)
+
+
+(
+    register_op("StatelessMultinomial")
+    .input("logits: T")
+    .input("num_samples: int32")
+    .input("seed: Tseed")
+    .output("output: output_dtype")
+    .attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")
+    .attr("Tseed: {int32, int64} = DT_INT64")
+    .attr("output_dtype: {int32, int64} = DT_INT64")
+    .set_shape_fn(_stateless_multinomial_shape)
 )

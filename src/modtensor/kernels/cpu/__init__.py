@@ -149,6 +149,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "RandomUniformInt": random.random_uniform_int,  # added with integer tf.random.uniform
     "TruncatedNormal": random.truncated_normal,  # added with tf.random.truncated_normal
     "RandomShuffle": random.random_shuffle,  # added with tf.random.shuffle
+    "Multinomial": random.multinomial,  # added with tf.random.categorical
     "EnsureShape": array.ensure_shape,  # added with tf.ensure_shape
 }
 

@@ -14,6 +14,7 @@ advances its generator by 256 * num_elements blocks per call, so the k-th call
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -306,3 +307,115 @@ def random_shuffle_blocks(shape: tuple[int, ...]) -> int:
     if not shape or int(np.prod(shape, dtype=np.int64)) <= 1 or shape[0] <= 1:
         return 0
     return (shape[0] - 1 + 3) // 4
+
+
+# Added with tf.random.categorical.
+def _multinomial_args(logits: Any, num_samples: Any) -> tuple[np.ndarray, int]:
+    """Check Multinomial's inputs as TF's kernel does (same order, same messages); (logits, num_samples)."""
+    x = np.asarray(logits)
+    n = np.asarray(num_samples)
+    if x.ndim != 2:
+        raise invalid_argument(f"logits should be a matrix, got shape {shape_str(x.shape)}")
+    if n.ndim != 0:
+        raise invalid_argument(f"num_samples should be a scalar, got shape {shape_str(n.shape)}")
+    samples = int(n)
+    if samples < 0:
+        raise invalid_argument(f"num_samples should be non-negative, got {samples}")
+    if x.shape[1] <= 0:
+        raise invalid_argument(f"num_classes should be positive, got {x.shape[1]}")
+    return x, samples
+
+
+def multinomial_blocks(logits_shape: tuple[int, ...], num_samples: int) -> int:
+    """Philox blocks a Multinomial call reserves: 256 per output of batch * 2 * ceil4(num_samples), as TF's CPU.
+
+    Nothing is reserved when the output is empty (TF skips the sampling then).
+    """
+    if len(logits_shape) != 2 or logits_shape[0] * num_samples == 0:
+        return 0
+    return 256 * logits_shape[0] * 2 * (-(-num_samples // 4) * 4)
+
+
+def multinomial(
+    logits: Any,
+    num_samples: Any,
+    output_dtype: Any = np.int64,
+    seed: int = 0,
+    seed2: int = 0,
+    skip: int = 0,
+    threads: int | None = None,
+) -> np.ndarray:
+    """Multinomial: ``num_samples`` class indices per row of ``logits``, TF's CPU draws for (seed, seed2) from ``skip``.
+
+    Per row the kernel accumulates exp(logit - max finite logit) in float64 over the finite
+    logits (a non-finite logit repeats the running sum, so it is never drawn), draws a
+    [0, 1) double from two consecutive Philox words per sample, scales it by the row's total
+    and takes the first class whose cumulative sum exceeds it. The rows are split into shards
+    as TF's thread pool (of ``threads`` threads, default the intra-op setting) splits them.
+    """
+    x, samples = _multinomial_args(logits, num_samples)
+    batch, classes = x.shape
+    out_dt = as_numpy_dtype(output_dtype)
+    if batch * samples == 0:
+        return np.zeros((batch, samples), dtype=out_dt)
+    k0, k1 = _seeds(seed, seed2)
+    draws = np.empty((batch, samples), dtype=np.float64)
+    for start, stop in _multinomial_shards(batch, samples, classes, threads or _pool_threads()):
+        # A shard's generator starts (start * (samples + 3)) // 4 blocks in and runs on over its rows.
+        n = (stop - start) * samples
+        words = philox_blocks(k0, k1, -(-n // 2), skip + start * (samples + 3) // 4).reshape(-1, 2)[:n]
+        draws[start:stop] = _uniform_double(words[:, 0], words[:, 1]).reshape(stop - start, samples)
+    x64 = x.astype(np.float64)
+    finite = np.isfinite(x64)
+    out = np.empty((batch, samples), dtype=out_dt)
+    with np.errstate(all="ignore"):
+        for b in range(batch):
+            row, ok = x64[b], finite[b]
+            top = row[ok].max() if ok.any() else 0.0
+            cdf = np.cumsum(np.where(ok, np.exp(row - top), 0.0))
+            out[b] = np.searchsorted(cdf, draws[b] * cdf[-1], side="right")
+    return out
+
+
+def _pool_threads() -> int:
+    """The intra-op thread count TF's CPU pool would have: the tf.config.threading setting, else every usable core."""
+    from modtensor.runtime import context
+
+    configured = context.intra_op_parallelism_threads()
+    if configured > 0:
+        return configured
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _multinomial_shards(batch: int, samples: int, classes: int, threads: int) -> list[tuple[int, int]]:
+    """The row ranges TF's Shard / Eigen ParallelFor give Multinomial's per-row work on a pool of ``threads``.
+
+    TF's cost per row is 50 * (samples * log2(classes) + classes) cycles; Eigen runs everything
+    as one range unless that cost model asks for 2+ threads, and else cuts the rows into equal
+    blocks (at most 4 per thread, at least 40000 cycles each), coarsened while that keeps the
+    threads as evenly busy.
+    """
+    cost = int(50 * (samples * math.log(classes) / math.log(2) + classes))
+    wanted = max((batch * cost - 100000) / 100000 + 0.9, 1.0)
+    if threads <= 1 or batch <= 1 or min(threads, int(wanted)) <= 1:
+        return [(0, batch)]
+    block_f = 40000 / cost if cost > 0 else float(batch)
+    block = min(batch, max(-(-batch // (4 * threads)), int(block_f)))
+    max_block = min(batch, 2 * block)
+    count = -(-batch // block)
+    best = count / (-(-count // threads) * threads)
+    prev = count
+    while best < 1.0 and prev > 1:
+        coarser = -(-batch // (prev - 1))
+        if coarser > max_block:
+            break
+        coarser_count = -(-batch // coarser)
+        prev = coarser_count
+        efficiency = coarser_count / (-(-coarser_count // threads) * threads)
+        if efficiency + 0.01 >= best:
+            block, count = coarser, coarser_count
+            best = max(best, efficiency)
+    return [(start, min(batch, start + block)) for start in range(0, batch, block)]

@@ -161,6 +161,7 @@ CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "RandomUniformInt": {"Tout": "int32 int64"},
     "TruncatedNormal": {"dtype": "FLOATS"},
     "RandomShuffle": {"T": "FLOATS INTS UINTS bool COMPLEX string"},
+    "Multinomial": {"T": "FLOATS", "output_dtype": "int32 int64"},
     "Range": {"Tidx": "FLOATS int32 int64"},
     "RealDiv": {"T": "FLOATS COMPLEX"},
     "Reciprocal": {"T": "FLOATS COMPLEX"},
@@ -282,12 +283,27 @@ class RandomShuffleKernel(RandomKernel):
         ctx.outputs[0] = _random.random_shuffle(value, seed=self._seed, seed2=self._seed2, skip=skip)
 
 
+class MultinomialKernel(RandomKernel):
+    """Multinomial: like RandomKernel; a call reserves 256 blocks per output of batch * 2 * ceil4(num_samples)."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        """Draw the next class samples of this kernel's stream (a failing call advances nothing, as in TF)."""
+        logits, num_samples = ctx.inputs
+        with self._lock:
+            out = _random.multinomial(
+                logits, num_samples, self._dtype, seed=self._seed, seed2=self._seed2, skip=self._skip
+            )
+            self._skip += _random.multinomial_blocks(np.shape(logits), int(np.asarray(num_samples)))
+        ctx.outputs[0] = out
+
+
 _STATEFUL: dict[str, type[OpKernel]] = {
     "RandomUniform": RandomKernel,
     "RandomStandardNormal": RandomKernel,
     "TruncatedNormal": RandomKernel,
     "RandomShuffle": RandomShuffleKernel,
     "RandomUniformInt": RandomUniformIntKernel,
+    "Multinomial": MultinomialKernel,
 }
 
 _registered: dict[int, list[KernelRegistration]] = {}

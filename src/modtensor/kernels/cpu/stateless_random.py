@@ -69,14 +69,24 @@ def stateless_random_uniform_int_v2(
     return random.random_uniform_int(shape, minval, maxval, seed=k, seed2=high, skip=low)
 
 
+# Added with tf.random.stateless_categorical.
+def stateless_multinomial(logits: np.ndarray, num_samples: np.ndarray, seed: np.ndarray,
+                          output_dtype: Any = np.int64) -> np.ndarray:  # fmt: skip
+    """StatelessMultinomial: Multinomial's draws from the Philox key and counter of ``seed`` (TF's GenerateKey)."""
+    key, counter = stateless_random_get_key_counter(seed)
+    return random.multinomial(logits, num_samples, output_dtype, seed=int(key[0]), seed2=int(counter[1]), skip=0)
+
+
 OP_FUNCTIONS: dict[str, Any] = {
     "StatelessRandomGetKeyCounter": stateless_random_get_key_counter,
     "StatelessRandomUniformV2": stateless_random_uniform_v2,
     "StatelessRandomNormalV2": stateless_random_normal_v2,
     "StatelessRandomUniformIntV2": stateless_random_uniform_int_v2,
+    "StatelessMultinomial": stateless_multinomial,
 }
 CPU_TYPE_CONSTRAINTS = {
     "StatelessRandomUniformV2": {"dtype": "FLOATS"},
     "StatelessRandomNormalV2": {"dtype": "FLOATS"},
     "StatelessRandomUniformIntV2": {"dtype": "int32 int64"},
+    "StatelessMultinomial": {"T": "FLOATS", "output_dtype": "int32 int64"},
 }
