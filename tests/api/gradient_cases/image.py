@@ -4,7 +4,7 @@ The resize ops in their three sampling modes (legacy, ``align_corners``, ``half_
 up and down. Bilinear and bicubic output float32 whatever the image type, so their float64 cases
 skip the central differences (float32 outputs cannot resolve them); nearest neighbor keeps the type.
 ``placeholder_with_default`` hides the static image shape (nearest neighbor's dynamic size path).
-RGBToHSV's gradient is TF's piecewise formula.
+RGBToHSV's gradient is TF's piecewise formula; ExtractImagePatches' sums the patches back.
 """
 
 F64, F32 = "float64", "float32"
@@ -57,6 +57,16 @@ CASES.update(
             "fn": "lambda tf, x: tf.image.rgb_to_hsv(x * x) * 2.0",
             "inputs": [(F32, [2, 4, 3])],
             "positive": [0],
+            "numeric": False,
+        },
+        # ExtractImagePatches: the patch gradients summed back where each value came from (padding dropped)
+        "extract_patches_valid": {
+            "fn": "lambda tf, x: tf.image.extract_patches(x, [1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 2, 1], 'VALID')",
+            "inputs": [(F64, [2, 5, 6, 3])],
+        },
+        "extract_patches_same_f32": {
+            "fn": "lambda tf, x: tf.image.extract_patches(x * x, [1, 2, 3, 1], [1, 1, 2, 1], [1, 1, 1, 1], 'SAME')",
+            "inputs": [(F32, [1, 4, 5, 2])],
             "numeric": False,
         },
         "resize_bicubic_int_image": {

@@ -652,3 +652,26 @@ def _matrix_set_diag_v3_grad(op: Any, grad: Any) -> list[Any]:
     grad_input = linalg_ops.set_diag(grad, zeros, k=k, align=_align(op))
     grad_diag = linalg_ops.diag_part(grad, k=k, align=_align(op))
     return [grad_input, grad_diag, None]
+
+
+@RegisterGradient("ExtractImagePatches")
+def _extract_image_patches_grad(op: Any, grad: Any) -> list[Any]:
+    """TF's rule: the patches of an image of input positions (1-based, 0 where a patch reads padding) say where
+    each patch value came from; the patch gradients are summed back into those positions (UnsortedSegmentSum, the
+    padding's -1 dropped) and laid out as the image again."""
+    batch, rows_in, cols_in, channels = array_ops.unstack(array_ops.shape(op.inputs[0], out_type=dtypes.int64))
+    rows_out, cols_out = array_ops.unstack(array_ops.shape(op.outputs[0], out_type=dtypes.int64)[1:3])
+    _, ksize_r, ksize_c, _ = op.get_attr("ksizes")
+    positions = rows_in * cols_in
+    index_image = array_ops.reshape(math_ops.range(1, positions + 1, dtype=dtypes.float32), (1, rows_in, cols_in, 1))
+    patched = apply_op(
+        "ExtractImagePatches", images=index_image, ksizes=op.get_attr("ksizes"), strides=op.get_attr("strides"),
+        rates=op.get_attr("rates"), padding=op.get_attr("padding"),
+    )  # fmt: skip
+    patched = math_ops.cast(patched, dtypes.int64)
+    by_position = array_ops.transpose(
+        array_ops.reshape(dense(grad), (batch, rows_out, cols_out, ksize_r, ksize_c, channels)), (1, 2, 3, 4, 0, 5)
+    )
+    flat = array_ops.reshape(by_position, (-1, batch * channels))
+    summed = segment_ops.unsorted_segment_sum(flat, array_ops.reshape(patched, [-1]) - 1, num_segments=positions)
+    return [array_ops.transpose(array_ops.reshape(summed, (rows_in, cols_in, batch, channels)), (2, 0, 1, 3))]
