@@ -6,13 +6,13 @@ The sibling of ``tools/make_golden_frontend_breadth.py`` (same snippet format an
 functions of ``tools/make_golden_frontend_ops.py`` reused): the flips, ``rot90``, ``transpose``,
 crops and pads, ``convert_image_dtype``, brightness/contrast/gamma/hue/saturation, standardization,
 the colour-space conversions (HSV included), ``extract_patches``, ``image_gradients``,
-``total_variation``, ``psnr`` and the seeded random augmentations, on 3-D and 4-D, uint8 and float
-images, placeholders with unknown dims (graph mode: TF's nodes and static shapes) and TF's errors
-for bad input. Writes ``tests/golden/image_ops/`` (``graph_cases.json``, ``eager_cases.json``),
-read by ``tests/api/test_image_ops_golden.py``, and in ``ops/`` the files
-``tools/make_golden_op_breadth.py`` writes (OpDefs, CPU kernel constraints, shape and kernel cases)
-for the ops added with these functions (RGBToHSV, HSVToRGB, AdjustHue, AdjustSaturation,
-ExtractImagePatches). TF's public ``tf.image`` names are recorded by
+``total_variation``, ``psnr``, the seeded random augmentations and their ``stateless_random_*``
+variants, on 3-D and 4-D, uint8 and float images, placeholders with unknown dims (graph mode: TF's
+nodes and static shapes) and TF's errors for bad input. Writes ``tests/golden/image_ops/``
+(``graph_cases.json``, ``eager_cases.json``), read by ``tests/api/test_image_ops_golden.py``, and in
+``ops/`` the files ``tools/make_golden_op_breadth.py`` writes (OpDefs, CPU kernel constraints, shape
+and kernel cases) for the ops added with these functions (RGBToHSV, HSVToRGB, AdjustHue,
+AdjustSaturation, ExtractImagePatches). TF's public ``tf.image`` names are recorded by
 ``make_golden_frontend_breadth.py`` (``frontend_breadth/api_names.json``).
 """
 
@@ -274,6 +274,59 @@ CASES: list[tuple[str, str, str]] = [
     ("image_random_crop_ph", "tf.random.set_seed(10)\ntf.image.random_crop(ph(tf.float32, [None, None, 3]), "
      "[5, 5, 3], seed=6)", "g"),
     ("image_random_crop_too_big", f"tf.random.set_seed(1)\ntf.image.random_crop({F3}, [4, 2, 2], seed=1)", "e"),
+    # ------------------------------------------------------------------ stateless random augmentation
+    ("image_stateless_flip_left_right_3d", f"tf.image.stateless_random_flip_left_right({F3}, seed=(2, 3))", "ge"),
+    ("image_stateless_flip_left_right_3d_seed2", f"tf.image.stateless_random_flip_left_right({U3}, [7, 1])", "e"),
+    ("image_stateless_flip_left_right_3d_seed3", f"tf.image.stateless_random_flip_left_right({F3}, (0, 0))", "e"),
+    ("image_stateless_flip_left_right_4d",
+     "tf.image.stateless_random_flip_left_right(tf.reshape(tf.range(96.0), [8, 3, 4, 1]), seed=[1, 2])", "ge"),
+    ("image_stateless_flip_left_right_int64_seed",
+     "tf.image.stateless_random_flip_left_right(tf.reshape(tf.range(96.0), [8, 3, 4, 1]), "
+     "tf.constant([5, 9], tf.int64))", "e"),
+    ("image_stateless_flip_up_down_3d", f"tf.image.stateless_random_flip_up_down({U3}, seed=(2, 3))", "ge"),
+    ("image_stateless_flip_up_down_3d_seed2", f"tf.image.stateless_random_flip_up_down({F3}, (4, 4))", "e"),
+    ("image_stateless_flip_up_down_4d",
+     "tf.image.stateless_random_flip_up_down(tf.reshape(tf.range(48, dtype=tf.int32), [8, 3, 2, 1]), (3, 8))",
+     "ge"),
+    ("image_stateless_flip_up_down_4d_uint8", f"tf.image.stateless_random_flip_up_down({U4}, (11, 12))", "e"),
+    ("image_stateless_flip_ph", "tf.image.stateless_random_flip_up_down(ph(tf.float32, [None, None, 3]), (1, 2))",
+     "g"),
+    ("image_stateless_flip_bad_rank", "tf.image.stateless_random_flip_left_right(tf.ones([2]), (1, 2))", "ge"),
+    ("image_stateless_flip_bad_seed_shape", f"tf.image.stateless_random_flip_left_right({F3}, (1, 2, 3))", "ge"),
+    ("image_stateless_flip_float_seed", f"tf.image.stateless_random_flip_up_down({F3}, (1.0, 2.0))", "ge"),
+    ("image_stateless_brightness", f"tf.image.stateless_random_brightness({RGB}, 0.2, seed=(1, 2))", "ge"),
+    ("image_stateless_brightness_seed2", f"tf.image.stateless_random_brightness({F4}, 0.5, (9, 4))", "e"),
+    ("image_stateless_brightness_uint8", f"tf.image.stateless_random_brightness({U3}, 0.5, (3, 4))", "e"),
+    ("image_stateless_brightness_negative", f"tf.image.stateless_random_brightness({RGB}, -0.1, (1, 2))", "ge"),
+    ("image_stateless_contrast", f"tf.image.stateless_random_contrast({RGB4}, 0.2, 1.8, seed=(1, 2))", "ge"),
+    ("image_stateless_contrast_seed2", f"tf.image.stateless_random_contrast({F3}, 0.5, 3.0, (6, 5))", "e"),
+    ("image_stateless_contrast_uint8", f"tf.image.stateless_random_contrast({U3}, 0.5, 1.5, (8, 1))", "e"),
+    ("image_stateless_contrast_bad_range", f"tf.image.stateless_random_contrast({RGB}, 1.0, 0.5, (1, 2))", "ge"),
+    ("image_stateless_contrast_negative_lower",
+     f"tf.image.stateless_random_contrast({RGB}, -1.0, 0.5, (1, 2))", "e"),
+    ("image_stateless_hue", f"tf.image.stateless_random_hue({HUES}, 0.4, seed=(1, 2))", "ge"),
+    ("image_stateless_hue_seed2", f"tf.image.stateless_random_hue({RGB4}, 0.5, (12, 34))", "e"),
+    ("image_stateless_hue_uint8", f"tf.image.stateless_random_hue({U3}, 0.2, (5, 5))", "e"),
+    ("image_stateless_hue_too_big", f"tf.image.stateless_random_hue({HUES}, 0.6, (1, 2))", "ge"),
+    ("image_stateless_hue_negative", f"tf.image.stateless_random_hue({HUES}, -0.1, (1, 2))", "e"),
+    ("image_stateless_saturation", f"tf.image.stateless_random_saturation({RGB4}, 0.5, 1.5, seed=(1, 2))", "ge"),
+    ("image_stateless_saturation_seed2", f"tf.image.stateless_random_saturation({HUES}, 0.1, 4.0, (3, 1))", "e"),
+    ("image_stateless_saturation_uint8", f"tf.image.stateless_random_saturation({U3}, 0.1, 3.0, (8, 8))", "e"),
+    ("image_stateless_saturation_bad_range",
+     f"tf.image.stateless_random_saturation({HUES}, 2.0, 1.0, (1, 2))", "ge"),
+    ("image_stateless_saturation_negative_lower",
+     f"tf.image.stateless_random_saturation({HUES}, -0.5, 1.0, (1, 2))", "e"),
+    ("image_stateless_saturation_no_seed", f"tf.image.stateless_random_saturation({HUES}, 0.5, 1.0)", "ge"),
+    ("image_stateless_crop", f"tf.image.stateless_random_crop({F3}, [2, 2, 2], seed=(1, 2))", "ge"),
+    ("image_stateless_crop_seed2", f"tf.image.stateless_random_crop({F3}, [1, 3, 1], (5, 7))", "e"),
+    ("image_stateless_crop_4d", f"tf.image.stateless_random_crop({F4}, [1, 2, 3, 2], (6, 6), name='sc')", "ge"),
+    ("image_stateless_crop_uint8", f"tf.image.stateless_random_crop({U4}, [2, 2, 2, 1], (0, 3))", "e"),
+    ("image_stateless_crop_full", f"tf.image.stateless_random_crop({F3}, [3, 4, 2], (1, 1))", "e"),
+    ("image_stateless_crop_ph",
+     "tf.image.stateless_random_crop(ph(tf.float32, [None, None, 3]), [5, 5, 3], tf.constant([4, 2], tf.int64))",
+     "g"),
+    ("image_stateless_crop_too_big", f"tf.image.stateless_random_crop({F3}, [4, 2, 2], (1, 2))", "e"),
+    ("image_stateless_crop_bad_seed_shape", f"tf.image.stateless_random_crop({F3}, [2, 2, 2], [1])", "ge"),
 ]  # fmt: skip
 
 

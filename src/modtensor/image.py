@@ -42,6 +42,13 @@ from modtensor.api.image_random_ops import (
     random_flip_up_down,
     random_hue,
     random_saturation,
+    stateless_random_brightness,
+    stateless_random_contrast,
+    stateless_random_crop,
+    stateless_random_flip_left_right,
+    stateless_random_flip_up_down,
+    stateless_random_hue,
+    stateless_random_saturation,
 )
 
 __all__ = [
@@ -78,6 +85,13 @@ __all__ = [
     "rgb_to_yiq",
     "rgb_to_yuv",
     "rot90",
+    "stateless_random_brightness",
+    "stateless_random_contrast",
+    "stateless_random_crop",
+    "stateless_random_flip_left_right",
+    "stateless_random_flip_up_down",
+    "stateless_random_hue",
+    "stateless_random_saturation",
     "total_variation",
     "transpose",
     "yiq_to_rgb",

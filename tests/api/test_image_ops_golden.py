@@ -1,6 +1,6 @@
 """``tf.image``'s composite functions against TF 2.21: flips, rot90, transpose, crops and pads, convert_image_dtype,
 brightness/contrast/gamma, per_image_standardization, the colour-space conversions, image_gradients,
-total_variation, psnr and the seeded random augmentations.
+total_variation, psnr, the seeded random augmentations and their stateless_random_* variants.
 
 Golden snippets (tests/golden/image_ops, tools/make_golden_image_ops.py) replayed as in test_breadth_ops.py: TF's
 graph node for node (with the static shapes of placeholders' results) where the snippet's mode has "g", TF's eager
