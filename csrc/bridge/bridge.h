@@ -135,9 +135,9 @@ int mt_array_exclusive(PyObject* owner);
  * Device.buffer_is_exclusive rule). The caller checks that nothing else references `owner`. GIL held. */
 int mt_array_forwardable(PyObject* owner, int dtype);
 
-/* The runtime value of an output whose buffer is one of the inputs' `in` (their owner, or a view of it), else
- * NULL (an exception set when making the view failed). GIL held. */
-PyObject* mt_output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs);
+/* The runtime value of an output: the owner of the input in `in` whose buffer it is (or a view of it), else
+ * mt_value_from_tensor's array. New reference, or NULL with an exception. GIL held. */
+PyObject* mt_output_value(const TF_Tensor* t, const MT_Input* in, int num_inputs);
 /* The segment runner's API (segment_api.h), the context of the DIRECT_CALL capsule. */
 extern const MT_SegmentAPI mt_segment_api;
 

@@ -476,7 +476,7 @@ static TF_Tensor* cb_forward_or_allocate(TF_OpKernelContext* ctx, const int* can
       return host_fast_allocate(ctx, host_device, MT_ALLOC_OUTPUT, output_index, dtype, dims, num_dims, 1, status);
     }
     /* The output is a handle on the input's own buffer: collecting the outputs finds the input's array there
-       (mt_output_from_input), and a handle the kernel keeps past the call makes the input adopt its array. */
+       (mt_output_value), and a handle the kernel keeps past the call makes the input adopt its array. */
     TF_Tensor* t = MT_NewTensorOnBuffer(dtype, dims, num_dims, MT_InputBuffer(&ctx->inputs[found]));
     set_output_tensor(ctx, output_index, t);
     *forwarded = found;

@@ -185,7 +185,10 @@ static void Kernel_dealloc(KernelObject* self) {
 /* Direct calls whose inputs hold at most this many elements in all keep the GIL while the kernel runs. */
 #define MT_DIRECT_GIL_ELEMENTS 4096
 
-PyObject* mt_output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs) {
+/* An output that is an input passed through (TF_GetInput + TF_SetOutput, or forwarded): the input's own value
+ * when nothing changed, else a view of it. NULL if the output is not on an input's buffer (an exception set when
+ * making the view failed). */
+static PyObject* output_from_input(const TF_Tensor* t, const MT_Input* in, int num_inputs) {
   for (int j = 0; j < num_inputs; ++j) {
     if (in[j].buffer != t->buffer || in[j].borrowed == 0) continue;
     if (!PyArray_Check((PyObject*)in[j].owner)) return mt_device_value((PyObject*)in[j].owner, t);
@@ -212,6 +215,11 @@ PyObject* mt_output_from_input(const TF_Tensor* t, const MT_Input* in, int num_i
     return view;
   }
   return NULL;
+}
+
+PyObject* mt_output_value(const TF_Tensor* t, const MT_Input* in, int num_inputs) {
+  PyObject* value = output_from_input(t, in, num_inputs);
+  return value != NULL || PyErr_Occurred() ? value : mt_value_from_tensor(t);
 }
 
 typedef MT_Call KernelCall;
@@ -278,8 +286,7 @@ static int call_collect(KernelCall* call) {
   }
   for (int i = 0; i < k->num_outputs; ++i) {
     if (call->out[i] == NULL) continue;
-    PyObject* value = mt_output_from_input(call->out[i], call->in, k->num_inputs);
-    if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(call->out[i]);
+    PyObject* value = mt_output_value(call->out[i], call->in, k->num_inputs);
     if (value == NULL) return -1;
     PyObject* old = PyList_GET_ITEM(call->outputs, i);
     PyList_SET_ITEM(call->outputs, i, value);
@@ -426,6 +433,12 @@ static int contextless_call_begin(KernelCall* call, KernelObject* self, int n, i
   return 0;
 }
 
+/* The heap arrays contextless_call_begin made for more than SMALL_ARITY inputs, freed. */
+static void contextless_call_free(KernelCall* call) {
+  if (call->in != call->in_small) free(call->in);
+  if (call->movable != call->movable_small) free(call->movable);
+}
+
 /* A call of a kernel on the host fast path without an OpKernelContext: the inputs are `args`, output 0 is the
  * result (a new reference; NULL with the kernel's OpError raised), or with `all` a tuple of every output (a kernel
  * of up to SMALL_ARITY outputs). Bit i of `given` says the caller gives argument i up: it holds the reference the
@@ -506,8 +519,7 @@ static PyObject* direct_call(KernelObject* self, PyObject* const* args, Py_ssize
   }
   if (all && (result = PyTuple_New(outputs)) == NULL) goto done;
   for (int o = 0; o < outputs; ++o) {
-    PyObject* value = mt_output_from_input(call.out[o], call.in, n);
-    if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(call.out[o]);
+    PyObject* value = mt_output_value(call.out[o], call.in, n);
     if (value == NULL) {
       Py_CLEAR(result);
       goto done;
@@ -524,8 +536,7 @@ done:
     call.out[o] = NULL;
   }
   for (int i = 0; i < call.filled; ++i) mt_release_input(&call.in[i]);
-  if (call.in != call.in_small) free(call.in);
-  if (call.movable != call.movable_small) free(call.movable);
+  contextless_call_free(&call);
   Py_XDECREF(call.keep);
   return result;
 }
@@ -543,8 +554,7 @@ TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, c
   call.plain_allocators = plain_allocators;
   for (int i = 0; i < n; ++i) {
     if (args[i]->dtype != k->input_types[i]) {
-      if (call.in != call.in_small) free(call.in);
-      if (call.movable != call.movable_small) free(call.movable);
+      contextless_call_free(&call);
       *failure = TF_NewStatus();
       MT_SetStatusf(*failure, TF_INVALID_ARGUMENT, "kernel '%s' expects input %d of TF_DataType %d, got %d",
                     k->name, i, (int)k->input_types[i], (int)args[i]->dtype);
@@ -557,8 +567,7 @@ TF_Tensor* mt_segment_call(MT_KernelObject* self, const MT_Input* const* args, c
   MT_PushPluginCall(&self->site, "compute of the kernel");
   MT_RunKernel(ctx);
   MT_PopPluginCall();
-  if (call.in != call.in_small) free(call.in);
-  if (call.movable != call.movable_small) free(call.movable);
+  contextless_call_free(&call);
   if (ctx->failure == NULL && call.out[0] == NULL) {
     ctx->failure = TF_NewStatus();
     MT_SetStatusf(ctx->failure, TF_INTERNAL, "Kernel '%s' did not set output 0", k->name);

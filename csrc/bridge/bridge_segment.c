@@ -17,6 +17,7 @@ typedef struct {
   MT_Input* ext;            /* per external: the input record over its array; `buffer` NULL once the buffer went */
   PyObject** held;          /* per external: the reference the segment holds (moved out of its slot, or new) */
   unsigned char* exclusive; /* per external: moved out, and its array the only user of its memory */
+  TF_DataType* ext_dtype;   /* per external: the input type the first step reading it declares */
   int plain_allocators;
 } SegmentState;
 
@@ -59,15 +60,17 @@ static int plain_allocators(const MT_Segment* seg) {
   return plain;
 }
 
-/* The input type the first step reading external `e` declares. */
-static TF_DataType external_dtype(const MT_Segment* seg, Py_ssize_t e) {
+/* Per external, the input type the first step reading it declares (every external has a reader), in one pass
+ * over the steps. */
+static void external_dtypes(const MT_Segment* seg, TF_DataType* types) {
+  for (Py_ssize_t e = 0; e < seg->n_ext; ++e) types[e] = (TF_DataType)0; /* no TF_DataType is 0 */
   for (Py_ssize_t i = 0; i < seg->n_steps; ++i) {
     const MT_SegmentStep* s = &seg->steps[i];
     for (Py_ssize_t k = 0; k < s->n_in; ++k) {
-      if (s->arg[k] == -1 - e) return ((MT_KernelObject*)s->kernel)->k.input_types[k];
+      Py_ssize_t a = s->arg[k];
+      if (a < 0 && types[-1 - a] == 0) types[-1 - a] = ((MT_KernelObject*)s->kernel)->k.input_types[k];
     }
   }
-  return TF_FLOAT;
 }
 
 /* The deallocator of an external's buffer while the segment runs: the memory is the array's, the record learns
@@ -83,6 +86,7 @@ static void external_buffer_gone(void* data, size_t len, void* arg) {
 static int take_externals(const MT_Segment* seg, PyObject* values, SegmentState* st, PyObject** keep,
                           Py_ssize_t* filled) {
   Py_ssize_t size = PyList_GET_SIZE(values);
+  external_dtypes(seg, st->ext_dtype);
   for (Py_ssize_t e = 0; e < seg->n_ext; ++e) {
     Py_ssize_t slot = seg->ext_slot[e];
     if (slot < 0 || slot >= size) {
@@ -102,7 +106,7 @@ static int take_externals(const MT_Segment* seg, PyObject* values, SegmentState*
     }
     MT_Input* in = &st->ext[e];
     *filled = e + 1;
-    if (mt_fill_input(in, value, external_dtype(seg, e), keep, 0) < 0) return MT_SEGMENT_FAILED;
+    if (mt_fill_input(in, value, st->ext_dtype[e], keep, 0) < 0) return MT_SEGMENT_FAILED;
     MT_Buffer* buf = MT_InputBuffer(in);
     st->ext_t[e] = MT_NewTensorOnBuffer(in->dtype, in->dims, in->num_dims, buf);
     MT_BufferUnref(buf); /* the tensor holds the buffer; `in` only points at it */
@@ -195,7 +199,9 @@ static int segment_run(const MT_Segment* seg, PyObject* values, Py_ssize_t* fail
   st.ext = (MT_Input*)calloc((size_t)cells, sizeof(MT_Input));
   st.held = (PyObject**)calloc((size_t)cells, sizeof(PyObject*));
   st.exclusive = (unsigned char*)calloc((size_t)cells, 1);
-  if (st.out == NULL || st.ext_t == NULL || st.ext == NULL || st.held == NULL || st.exclusive == NULL) {
+  st.ext_dtype = (TF_DataType*)calloc((size_t)cells, sizeof(TF_DataType));
+  if (st.out == NULL || st.ext_t == NULL || st.ext == NULL || st.held == NULL || st.exclusive == NULL ||
+      st.ext_dtype == NULL) {
     PyErr_NoMemory();
     goto done;
   }
@@ -218,8 +224,7 @@ static int segment_run(const MT_Segment* seg, PyObject* values, Py_ssize_t* fail
   for (Py_ssize_t i = 0; i < n; ++i) { /* the outputs read after the segment into their slots */
     const MT_SegmentStep* s = &seg->steps[i];
     if (s->out_use != MT_OUT_SLOT) continue;
-    PyObject* value = mt_output_from_input(st.out[i], st.ext, (int)n_ext);
-    if (value == NULL && !PyErr_Occurred()) value = mt_value_from_tensor(st.out[i]);
+    PyObject* value = mt_output_value(st.out[i], st.ext, (int)n_ext);
     if (value == NULL) {
       *failed = i;
       result = MT_SEGMENT_FAILED;
@@ -249,6 +254,7 @@ done:
   free(st.ext);
   free(st.held);
   free(st.exclusive);
+  free(st.ext_dtype);
   return result;
 }
 

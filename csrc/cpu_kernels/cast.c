@@ -73,22 +73,10 @@ done:
 static void cast_destroy(void* p) { free(p); }
 
 void mtk_register_cast(TF_Status* s) {
-  static const struct {
-    const char* kernel;
-    TF_DataType src;
-  } pairs[] = {
-      {"MtkCastU8F32", TF_UINT8},  {"MtkCastI8F32", TF_INT8},   {"MtkCastU16F32", TF_UINT16}, {"MtkCastI16F32", TF_INT16},
-      {"MtkCastI32F32", TF_INT32}, {"MtkCastI64F32", TF_INT64}, {"MtkCastBoolF32", TF_BOOL},
-  };
-  for (size_t i = 0; i < sizeof pairs / sizeof *pairs && TF_GetCode(s) == TF_OK; ++i) {
-    TF_KernelBuilder* b = TF_NewKernelBuilder("Cast", "CPU", cast_create, cast_compute, cast_destroy);
-    TF_KernelBuilder_TypeConstraint(b, "SrcT", pairs[i].src, s);
-    if (TF_GetCode(s) == TF_OK) TF_KernelBuilder_TypeConstraint(b, "DstT", TF_FLOAT, s);
-    if (TF_GetCode(s) != TF_OK) {
-      TF_DeleteKernelBuilder(b);
-      return;
-    }
-    TF_KernelBuilder_Priority(b, 0); /* above the numpy kernel (-1), as mtk_register does */
-    TF_RegisterKernelBuilder(pairs[i].kernel, b, s);
+  static const TF_DataType sources[] = {TF_UINT8, TF_INT8, TF_UINT16, TF_INT16, TF_INT32, TF_INT64, TF_BOOL};
+  static const char* const attrs[] = {"SrcT", "DstT"};
+  for (size_t i = 0; i < sizeof sources / sizeof *sources && TF_GetCode(s) == TF_OK; ++i) {
+    TF_DataType types[] = {sources[i], TF_FLOAT};
+    mtk_register_types("Cast", cast_create, cast_compute, cast_destroy, attrs, types, 2, s);
   }
 }

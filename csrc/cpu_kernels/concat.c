@@ -56,8 +56,7 @@ static void concat_compute(void* state, TF_OpKernelContext* ctx) {
     mtk_fail(ctx, TF_INVALID_ARGUMENT, "axis tensor should be a scalar integer, but got shape %s", s0);
     goto done;
   }
-  int64_t a = TF_TensorType(axis_t) == TF_INT32 ? *(const int32_t*)TF_TensorData(axis_t)
-                                                  : *(const int64_t*)TF_TensorData(axis_t);
+  int64_t a = mtk_int_at(TF_TensorData(axis_t), TF_TensorType(axis_t), 0);
   int rank = TF_NumDims(in[0]);
   if (rank == 0) {
     mtk_fail(ctx, TF_INVALID_ARGUMENT, "Can't concatenate scalars (use tf.stack instead)");

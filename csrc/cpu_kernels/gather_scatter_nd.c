@@ -10,14 +10,6 @@
 
 #define MAX_DIMS 16
 
-static int64_t index_at(const void* data, TF_DataType type, int64_t i) {
-  switch (type) {
-    case TF_INT16: return ((const int16_t*)data)[i];
-    case TF_INT32: return ((const int32_t*)data)[i];
-    default: return ((const int64_t*)data)[i];
-  }
-}
-
 static void dims_str(const int64_t* dims, int n, char* buf, size_t len) {
   size_t used = (size_t)snprintf(buf, len, "[");
   for (int i = 0; i < n && used < len; ++i) used += (size_t)snprintf(buf + used, len - used, i ? ",%lld" : "%lld", (long long)dims[i]);
@@ -47,7 +39,7 @@ static int row_offsets(TF_OpKernelContext* ctx, const TF_Tensor* indices, const 
   for (int64_t i = 0; i < rows; ++i) {
     int64_t offset = 0;
     for (int j = 0; j < r; ++j) {
-      int64_t v = index_at(data, type, i * r + j);
+      int64_t v = mtk_int_at(data, type, i * r + j);
       if (v < 0 || v >= dims[j]) {
         char where[256] = "", value[512] = "", shape[256];
         int nd = TF_NumDims(indices);
@@ -63,7 +55,7 @@ static int row_offsets(TF_OpKernelContext* ctx, const TF_Tensor* indices, const 
         used = 0;
         for (int k = 0; k < r && used < sizeof value; ++k)
           used += (size_t)snprintf(value + used, sizeof value - used, k ? ", %lld" : "%lld",
-                                   (long long)index_at(data, type, i * r + k));
+                                   (long long)mtk_int_at(data, type, i * r + k));
         dims_str(dims, ndims, shape, sizeof shape);
         if (nd == 1 && gather)
           mtk_fail(ctx, TF_INVALID_ARGUMENT, "indices = [%s] does not index into %s %s", value, what, shape);
@@ -248,7 +240,7 @@ static void scatter_compute(void* state, TF_OpKernelContext* ctx) {
     }
     int negative = 0;
     for (int i = 0; i < ndims; ++i) {
-      dims[i] = index_at(TF_TensorData(first), TF_TensorType(first), i);
+      dims[i] = mtk_int_at(TF_TensorData(first), TF_TensorType(first), i);
       negative |= dims[i] < 0;
     }
     if (negative) {

@@ -305,6 +305,16 @@ void mtk_register_gather_scatter_nd(TF_Status* s);
 void mtk_register_segment_sum(TF_Status* s);
 void mtk_register_top_k(TF_Status* s);
 
+/* Element i of the data of an integer tensor of `type` (index, shape, axis and count inputs: int16, int32 or
+ * int64) as int64. */
+static inline int64_t mtk_int_at(const void* data, TF_DataType type, int64_t i) {
+  switch (type) {
+    case TF_INT16: return ((const int16_t*)data)[i];
+    case TF_INT32: return ((const int32_t*)data)[i];
+    default: return ((const int64_t*)data)[i];
+  }
+}
+
 /* Registers builder with float32 constraint on attr T and the library's priority. */
 void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),
                   void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*), TF_Status* s);

@@ -80,14 +80,8 @@ static void pad_compute(void* state, TF_OpKernelContext* ctx) {
   j.rank = rank;
   int64_t total = 1;
   for (int d = 0; d < rank; ++d) {
-    int64_t a, b;
-    if (TF_TensorType(pads) == TF_INT32) {
-      a = ((const int32_t*)TF_TensorData(pads))[2 * d];
-      b = ((const int32_t*)TF_TensorData(pads))[2 * d + 1];
-    } else {
-      a = ((const int64_t*)TF_TensorData(pads))[2 * d];
-      b = ((const int64_t*)TF_TensorData(pads))[2 * d + 1];
-    }
+    int64_t a = mtk_int_at(TF_TensorData(pads), TF_TensorType(pads), 2 * d);
+    int64_t b = mtk_int_at(TF_TensorData(pads), TF_TensorType(pads), 2 * d + 1);
     if (a < 0 || b < 0) {
       mtk_fail(ctx, TF_INVALID_ARGUMENT, "Paddings must be non-negative: %lld %lld", (long long)a, (long long)b);
       goto done;

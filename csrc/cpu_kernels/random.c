@@ -225,9 +225,8 @@ static void random_compute(void* state, TF_OpKernelContext* ctx) {
              (long long)rank);
     goto done;
   }
-  const int wide = TF_TensorType(shape) == TF_INT64;
   for (int64_t d = 0; d < rank; ++d) {
-    dims[d] = wide ? ((const int64_t*)TF_TensorData(shape))[d] : ((const int32_t*)TF_TensorData(shape))[d];
+    dims[d] = mtk_int_at(TF_TensorData(shape), TF_TensorType(shape), d);
     if (dims[d] < 0) {
       mtk_fail(ctx, TF_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[d]);
       goto done;

@@ -253,9 +253,8 @@ static void reduce_compute(void* state, TF_OpKernelContext* ctx) {
   }
   int reduced[MAX_RANK] = {0};
   int64_t na = TF_TensorElementCount(axes);
-  int is64 = TF_TensorType(axes) == TF_INT64;
   for (int64_t i = 0; i < na; ++i) {
-    int64_t v = is64 ? ((const int64_t*)TF_TensorData(axes))[i] : ((const int32_t*)TF_TensorData(axes))[i];
+    int64_t v = mtk_int_at(TF_TensorData(axes), TF_TensorType(axes), i);
     if (v < -rank || v >= rank) {
       mtk_fail(ctx, TF_INVALID_ARGUMENT, "Invalid reduction dimension (%lld for input with %d dimension(s)",
                (long long)v, rank);

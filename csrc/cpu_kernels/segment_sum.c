@@ -6,14 +6,6 @@
 
 #include "mtk.h"
 
-static int64_t id_at(const void* data, TF_DataType type, int64_t i) {
-  switch (type) {
-    case TF_INT16: return ((const int16_t*)data)[i];
-    case TF_INT32: return ((const int32_t*)data)[i];
-    default: return ((const int64_t*)data)[i];
-  }
-}
-
 static void* segment_create(TF_OpKernelConstruction* ctx) {
   (void)ctx;
   return calloc(1, 1);
@@ -51,7 +43,7 @@ static void segment_sum_compute(void* state, TF_OpKernelContext* ctx) {
     mtk_fail(ctx, TF_UNIMPLEMENTED, "UnsortedSegmentSum: more than 15 dimensions after the segment ids'");
     goto done;
   }
-  int64_t rows = id_at(TF_TensorData(num), TF_TensorType(num), 0);
+  int64_t rows = mtk_int_at(TF_TensorData(num), TF_TensorType(num), 0);
   if (rows < 0) {
     mtk_fail(ctx, TF_INVALID_ARGUMENT, "Input num_segments == %lld must not be negative.", (long long)rows);
     goto done;
@@ -60,7 +52,7 @@ static void segment_sum_compute(void* state, TF_OpKernelContext* ctx) {
   const void* id = TF_TensorData(ids);
   TF_DataType id_type = TF_TensorType(ids);
   for (int64_t i = 0; i < n; ++i) {
-    int64_t v = id_at(id, id_type, i);
+    int64_t v = mtk_int_at(id, id_type, i);
     if (v >= rows) {
       mtk_fail(ctx, TF_INVALID_ARGUMENT, "segment_ids[%lld] = %lld is out of range [0, %lld)", (long long)i,
                (long long)v, (long long)rows);
@@ -87,7 +79,7 @@ static void segment_sum_compute(void* state, TF_OpKernelContext* ctx) {
     T* o = (T*)TF_TensorData(out);                                       \
     const T* x = (const T*)TF_TensorData(data);                          \
     for (int64_t i = 0; i < n; ++i) {                                    \
-      int64_t v = id_at(id, id_type, i);                                 \
+      int64_t v = mtk_int_at(id, id_type, i);                                 \
       if (v < 0) continue;                                               \
       T* d = o + v * slice;                                              \
       const T* r = x + i * slice;                                        \

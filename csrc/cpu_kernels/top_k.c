@@ -121,12 +121,7 @@ static void top_k_compute(void* state, TF_OpKernelContext* ctx) {
     mtk_fail(ctx, TF_INVALID_ARGUMENT, "k must be scalar, got shape %s", a);
     goto done;
   }
-  int64_t k;
-  switch (TF_TensorType(kt)) {
-    case TF_INT16: k = *(const int16_t*)TF_TensorData(kt); break;
-    case TF_INT32: k = *(const int32_t*)TF_TensorData(kt); break;
-    default: k = *(const int64_t*)TF_TensorData(kt); break;
-  }
+  int64_t k = mtk_int_at(TF_TensorData(kt), TF_TensorType(kt), 0);
   if (k < 0) {
     mtk_fail(ctx, TF_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)k);
     goto done;

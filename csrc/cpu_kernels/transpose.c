@@ -89,9 +89,7 @@ static void transpose_compute(void* state, TF_OpKernelContext* ctx) {
     goto done;
   }
   int64_t perm[MAX_RANK];
-  int is64 = TF_TensorType(perm_t) == TF_INT64;
-  for (int i = 0; i < rank; ++i)
-    perm[i] = is64 ? ((const int64_t*)TF_TensorData(perm_t))[i] : ((const int32_t*)TF_TensorData(perm_t))[i];
+  for (int i = 0; i < rank; ++i) perm[i] = mtk_int_at(TF_TensorData(perm_t), TF_TensorType(perm_t), i);
   for (int i = 0; i < rank; ++i) {
     if (perm[i] < 0 || perm[i] >= rank) {
       mtk_fail(ctx, TF_INVALID_ARGUMENT, "%lld is out of range [0 .. %d)", (long long)perm[i], rank);

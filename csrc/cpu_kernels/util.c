@@ -154,10 +154,12 @@ int mtk_axis_init(mtk_axis* a, int64_t in, int64_t k, int64_t stride, int64_t di
   return 0;
 }
 
-void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),
-                  void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*), TF_Status* s) {
+/* A CPU kernel for `op` registered as `kernel_name`, attrs[i] constrained to types[i]. */
+static void register_kernel(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),
+                            void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*),
+                            const char* const* attrs, const TF_DataType* types, int n, TF_Status* s) {
   TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
-  TF_KernelBuilder_TypeConstraint(b, "T", TF_FLOAT, s);
+  for (int i = 0; i < n && TF_GetCode(s) == TF_OK; ++i) TF_KernelBuilder_TypeConstraint(b, attrs[i], types[i], s);
   if (TF_GetCode(s) != TF_OK) {
     TF_DeleteKernelBuilder(b);
     return;
@@ -168,22 +170,21 @@ void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_Op
   TF_RegisterKernelBuilder(kernel_name, b, s);
 }
 
+void mtk_register(const char* kernel_name, const char* op, void* (*create)(TF_OpKernelConstruction*),
+                  void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*), TF_Status* s) {
+  static const char* const attrs[] = {"T"};
+  static const TF_DataType types[] = {TF_FLOAT};
+  register_kernel(kernel_name, op, create, compute, destroy, attrs, types, 1, s);
+}
+
 void mtk_register_types(const char* op, void* (*create)(TF_OpKernelConstruction*),
                         void (*compute)(void*, TF_OpKernelContext*), void (*destroy)(void*), const char* const* attrs,
                         const TF_DataType* types, int n, TF_Status* s) {
   char name[128];
   size_t used = (size_t)snprintf(name, sizeof name, "Mtk%s", op);
-  TF_KernelBuilder* b = TF_NewKernelBuilder(op, "CPU", create, compute, destroy);
-  for (int i = 0; i < n && TF_GetCode(s) == TF_OK; ++i) {
-    TF_KernelBuilder_TypeConstraint(b, attrs[i], types[i], s);
-    if (used < sizeof name) used += (size_t)snprintf(name + used, sizeof name - used, "_%d", (int)types[i]);
-  }
-  if (TF_GetCode(s) != TF_OK) {
-    TF_DeleteKernelBuilder(b);
-    return;
-  }
-  TF_KernelBuilder_Priority(b, 0); /* as mtk_register: above the numpy kernels */
-  TF_RegisterKernelBuilder(name, b, s);
+  for (int i = 0; i < n && used < sizeof name; ++i)
+    used += (size_t)snprintf(name + used, sizeof name - used, "_%d", (int)types[i]);
+  register_kernel(name, op, create, compute, destroy, attrs, types, n, s);
 }
 
 void mtk_nchw_to_nhwc(const float* src, float* dst, int64_t n, int64_t c, int64_t hw) {

@@ -19,6 +19,7 @@ from modtensor.framework.tensor_proto import make_tensor_proto
 from modtensor.kernels.cpu import OP_FUNCTIONS, register_cpu_kernels
 from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.kernels.cpu import losses as cpu_losses
+from modtensor.kernels.cpu.io_kernels import IO_KERNELS
 from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
 from modtensor.kernels.cpu.registrations import NATIVE_FALLBACK_OPS, SOURCE
 from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
@@ -151,12 +152,13 @@ def test_registration_is_idempotent_per_registry() -> None:
     state = {*DEVICE_AGNOSTIC_OPS, *VARIABLE_OPS, *TRAINING_OPS, *cpu_losses.OP_FUNCTIONS}  # variables, training
     list_ops = set(LIST_KERNELS)  # TensorList ops, for CPU and DEFAULT (tests/api/test_list_ops_golden.py)
     logging_ops = {"Assert", "PrintV2", "StringFormat"}  # tests/api/test_print_golden.py, test_asserts_golden.py
+    io_ops = set(IO_KERNELS)  # tf.io's byte and file ops (tests/api/test_io_golden.py)
     from modtensor.kernels.cpu.data import register_data_kernels
 
     data_ops = {r.kernel_def.op for r in register_data_kernels(KernelRegistry())}  # tests/api/test_data_*.py
     fused = {"_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_MklLayerNorm"}
     assert len(reg.ops()) == len(
-        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops
+        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops | io_ops
     )
 
 

@@ -154,6 +154,20 @@ def make_tensor_proto(
     return proto
 
 
+def as_proto_tensor_content(value: np.ndarray, dtype: dtypes.DType) -> tensor_pb2.TensorProto:
+    """TF's ``Tensor::AsProtoTensorContent``: strings in ``string_val``, every other type's values little-endian in
+    ``tensor_content`` (whatever their number; what SerializeTensor writes)."""
+    proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
+    proto.tensor_shape.SetInParent()
+    for d in value.shape:
+        proto.tensor_shape.dim.add(size=int(d))
+    if dtype == dtypes.string:
+        proto.string_val.extend(_as_bytes(x) for x in value.reshape(-1).tolist())
+    elif value.size:
+        proto.tensor_content = _little_endian(np.asarray(value, dtype=dtype.as_numpy_dtype)).tobytes()
+    return proto
+
+
 def _tuple_str(shape: Any) -> str:
     return str(tuple(int(d) for d in shape))
 

@@ -11,10 +11,11 @@ another thread costs more than it saves.
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Callable
+
+from modtensor.runtime import intra_op
 
 __all__ = ["InterOpPool", "get_inter_op_parallelism_threads", "pool_for", "set_inter_op_parallelism_threads"]
 
@@ -40,7 +41,7 @@ def effective_threads(configured: int | None = None) -> int:
     """How many nodes may run at once for a configured value (None or 0: the process setting, then the cores)."""
     value = configured if configured else _setting
     if value <= 0:
-        value = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        value = intra_op.usable_cores()
     return max(1, value)
 
 

@@ -10,12 +10,21 @@ the setting are pushed to it at once.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Protocol
 
 from modtensor.runtime import context
 
-__all__ = ["NativePool", "attach_native_pool", "force_generic_gemm", "native_gemm", "native_threads"]
+__all__ = [
+    "NativePool",
+    "attach_native_pool",
+    "effective_threads",
+    "force_generic_gemm",
+    "native_gemm",
+    "native_threads",
+    "usable_cores",
+]
 
 
 class NativePool(Protocol):
@@ -52,6 +61,19 @@ def attach_native_pool(pool: NativePool) -> None:
         _pool = pool
         context.add_threading_listener(_apply)
     _apply("intra_op", context.intra_op_parallelism_threads())
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS reports one), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def effective_threads() -> int:
+    """The threads one op may use now: the intra-op setting, or every usable core for 0 (TF's default)."""
+    configured = context.intra_op_parallelism_threads()
+    return configured if configured > 0 else usable_cores()
 
 
 def native_threads() -> int | None:

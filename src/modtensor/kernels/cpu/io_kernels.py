@@ -6,7 +6,7 @@ byte order per ``little_endian``); ``DecodePaddedRaw`` zero-pads or truncates ea
 (strings in ``string_val``, everything else little-endian in ``tensor_content``), so the bytes
 equal TF's; ``ParseTensor`` reads any TensorProto back. ``ReadFile`` / ``WriteFile`` read and
 (stateful) write whole files, creating missing parent directories as TF does. Errors are TF's.
-They are registered with the tf.data kernels (kernels/cpu/data/__init__.py), for CPU.
+They are registered for CPU by ``register_io_kernels`` (from kernels/cpu/registrations.py).
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ import numpy as np
 
 from modtensor.framework import dtypes, errors
 from modtensor.framework.protos import tensor_pb2
-from modtensor.framework.tensor_proto import make_ndarray
+from modtensor.framework.tensor_proto import as_proto_tensor_content, make_ndarray
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry
 from modtensor.runtime.op_kernel import OpKernel, OpKernelConstruction, OpKernelContext
 
 __all__ = [
     "IO_KERNELS",
+    "register_io_kernels",
     "DecodePaddedRawOp",
     "DecodeRawOp",
     "ParseTensorOp",
@@ -116,18 +118,9 @@ class DecodePaddedRawOp(_DecodeBase):
 
 def serialize_tensor(value: np.ndarray, dtype: dtypes.DType) -> bytes:
     """The TensorProto bytes TF's SerializeTensor gives: strings as ``string_val``, else ``tensor_content``."""
-    proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
-    proto.tensor_shape.SetInParent()
-    for d in value.shape:
-        proto.tensor_shape.dim.add(size=int(d))
     if dtype == dtypes.string:
-        proto.string_val.extend(_as_bytes(x) for x in value.reshape(-1).tolist())
-    elif value.size:
-        array = np.ascontiguousarray(value, dtype=dtype.as_numpy_dtype)
-        if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and not np.little_endian):
-            array = array.astype(array.dtype.newbyteorder("<"))
-        proto.tensor_content = array.tobytes()
-    return proto.SerializeToString()
+        value = np.asarray([_as_bytes(x) for x in value.reshape(-1).tolist()], dtype=object).reshape(value.shape)
+    return as_proto_tensor_content(value, dtype).SerializeToString()
 
 
 class SerializeTensorOp(OpKernel):
@@ -245,3 +238,8 @@ IO_KERNELS: dict[str, type[OpKernel]] = {
     "ReadFile": ReadFileOp,
     "WriteFile": WriteFileOp,
 }
+
+
+def register_io_kernels(registry: KernelRegistry, source: str) -> list[KernelRegistration]:
+    """DecodeRaw, DecodePaddedRaw, SerializeTensor, ParseTensor, ReadFile and WriteFile for CPU."""
+    return [registry.register(op, "CPU", cls, source=source) for op, cls in IO_KERNELS.items()]

@@ -358,9 +358,13 @@ def multinomial(
     out_dt = as_numpy_dtype(output_dtype)
     if batch * samples == 0:
         return np.zeros((batch, samples), dtype=out_dt)
+    if threads is None:  # TF's pool: the intra-op setting, else every usable core
+        from modtensor.runtime import intra_op
+
+        threads = intra_op.effective_threads()
     k0, k1 = _seeds(seed, seed2)
     draws = np.empty((batch, samples), dtype=np.float64)
-    for start, stop in _multinomial_shards(batch, samples, classes, threads or _pool_threads()):
+    for start, stop in _multinomial_shards(batch, samples, classes, threads):
         # A shard's generator starts (start * (samples + 3)) // 4 blocks in and runs on over its rows.
         n = (stop - start) * samples
         words = philox_blocks(k0, k1, -(-n // 2), skip + start * (samples + 3) // 4).reshape(-1, 2)[:n]
@@ -375,19 +379,6 @@ def multinomial(
             cdf = np.cumsum(np.where(ok, np.exp(row - top), 0.0))
             out[b] = np.searchsorted(cdf, draws[b] * cdf[-1], side="right")
     return out
-
-
-def _pool_threads() -> int:
-    """The intra-op thread count TF's CPU pool would have: the tf.config.threading setting, else every usable core."""
-    from modtensor.runtime import context
-
-    configured = context.intra_op_parallelism_threads()
-    if configured > 0:
-        return configured
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _multinomial_shards(batch: int, samples: int, classes: int, threads: int) -> list[tuple[int, int]]:

@@ -19,6 +19,7 @@ import numpy as np
 from modtensor.kernels.cpu import BREADTH_MODULES, OP_FUNCTIONS
 from modtensor.kernels.cpu import bitwise as _bitwise
 from modtensor.kernels.cpu import fused as _fused
+from modtensor.kernels.cpu import io_kernels as _io_kernels
 from modtensor.kernels.cpu import layer_norm as _layer_norm
 from modtensor.kernels.cpu import list_kernels as _list_kernels
 from modtensor.kernels.cpu import logging_kernels as _logging_kernels
@@ -341,6 +342,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         regs.extend(_register_state_and_training(target))
         regs.extend(_list_kernels.register_list_kernels(target, SOURCE))  # TensorList ops, CPU and DEFAULT
         regs.extend(_logging_kernels.register_logging_kernels(target, SOURCE))  # Assert, PrintV2, StringFormat
+        regs.extend(_io_kernels.register_io_kernels(target, SOURCE))  # tf.io's byte and file ops
         _registered[id(target)] = regs
         return list(regs)
 

@@ -1,4 +1,4 @@
-"""tf.data kernels on CPU: dataset sources and transformations, iterators, optionals, readers, py-funcs, tf.io.
+"""tf.data kernels on CPU: dataset sources and transformations, iterators, optionals, readers, py-funcs.
 
 TensorFlow registers its dataset kernels on CPU; so does modtensor (placement puts
 dataset ops on the host CPU device; their variant and resource values are host objects).
@@ -16,7 +16,6 @@ SOURCE = "modtensor.kernels.cpu.data"
 def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
     """Register every tf.data kernel (and PyFunc/EagerPyFunc) for CPU into ``registry``."""
     from modtensor.kernels.cpu.data import functional, iterators, ordering, parsing, readers, sources, windows
-    from modtensor.kernels.cpu.io_kernels import IO_KERNELS
     from modtensor.kernels.cpu.script_ops import PyFuncKernel
 
     table = {
@@ -67,6 +66,5 @@ def register_data_kernels(registry: KernelRegistry) -> list[KernelRegistration]:
         "ParseSingleExample": parsing.ParseSingleExampleOp,
         "PyFunc": PyFuncKernel,
         "EagerPyFunc": PyFuncKernel,
-        **IO_KERNELS,  # tf.io's DecodeRaw, SerializeTensor/ParseTensor, ReadFile/WriteFile
     }
     return [registry.register(op, "CPU", cls, source=SOURCE) for op, cls in table.items()]
