@@ -243,6 +243,10 @@ DEPTHWISE_CASES = [
     ((8, 4, 4, 272), (7, 7, 272, 1), (2, 2), "SAME", (1, 1)),
     ((16, 1, 1, 256), (3, 3, 256, 1), (1, 1), "SAME", (1, 1)),
     ((2, 9, 10, 264), (3, 3, 264, 1), (1, 1), "SAME", (2, 2)),
+    # more than 256 channels: the interior pixels pixel-major (all channel vectors of a block of pixels in turn)
+    ((1, 19, 19, 728), (3, 3, 728, 1), (1, 1), "SAME", (1, 1)),
+    ((2, 12, 11, 400), (5, 5, 400, 1), (2, 2), "SAME", (1, 1)),
+    ((1, 10, 13, 520), (7, 7, 520, 1), (1, 1), "SAME", (1, 1)),
 ]
 
 
@@ -261,6 +265,18 @@ def test_depthwise_matches_numpy(case: tuple, nchw: bool) -> None:
     )
     want = OP_FUNCTIONS["DepthwiseConv2dNative"](x, f, **attrs)
     close(run_kernel("DepthwiseConv2dNative", [x, f], **attrs), want)
+
+
+@pytest.mark.parametrize("channels", [64, 256, 264], ids=["tile", "in-place", "in-place-pixel-major"])
+def test_depthwise_rows_entirely_in_explicit_padding_are_zero(channels: int) -> None:
+    """Output rows whose filter rows all fall in the padding are zeros (the in-place path left them unwritten)."""
+    x, f = rand(4, 6, 6, channels), rand(3, 3, channels, 1)
+    attrs = dict(strides=[1, 1, 1, 1], padding="EXPLICIT", explicit_paddings=[0, 0, 5, 5, 1, 1, 0, 0],
+                 dilations=[1, 1, 1, 1], data_format="NHWC")  # fmt: skip
+    got = run_kernel("DepthwiseConv2dNative", [x, f], **attrs)
+    assert got.shape == (4, 14, 6, channels)
+    close(got, OP_FUNCTIONS["DepthwiseConv2dNative"](x, f, **attrs))
+    assert not got[:, :3].any() and not got[:, -3:].any()
 
 
 ACTIVATIONS = [[], ["Relu"], ["Relu6"], ["Elu"], ["LeakyRelu"], ["Sigmoid"], ["Tanh"], ["_MklSwish"]]
