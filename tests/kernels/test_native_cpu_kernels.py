@@ -391,6 +391,8 @@ POOL_CASES = [
     ((0, 4, 4, 2), (2, 2), (2, 2), "SAME"),
     ((1, 12, 13, 44), (3, 3), (1, 1), "SAME"),
     ((2, 11, 11, 20), (3, 3), (2, 2), "VALID"),
+    ((2, 6, 9, 150), (1, 3), (1, 2), "SAME"),  # one-row windows (the input row reduced in place), channel tails
+    ((1, 70, 5, 3), (67, 2), (2, 1), "VALID"),  # windows over 64 rows (reduced 64 rows per pass)
 ]
 
 
