@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from modtensor.plugin.native import shim_path
 
 MIN = 256 << 10
@@ -80,3 +82,34 @@ def test_the_cache_keeps_at_most_its_limit_and_zero_turns_it_off() -> None:
         done = subprocess.run([sys.executable, "-c", script, root], capture_output=True, text=True, env=env, timeout=60)
         assert done.returncode == 0, done.stderr
         assert int(done.stdout.split()[-1]) == want, (limit, done.stdout)
+
+
+def _vm_flags(address: int) -> list[str]:
+    """The VmFlags of the mapping of this process that holds `address` (/proc/self/smaps)."""
+    inside = False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                start, end = (int(part, 16) for part in head.split("-"))
+                inside = start <= address < end
+            elif inside and head == "VmFlags:":
+                return line.split()[1:]
+    return []
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"), reason="the kernel has no transparent huge pages"
+)
+def test_blocks_of_4_mib_and_more_are_advised_onto_huge_pages() -> None:
+    """Memory-bound kernels stream ~1.5x faster from huge pages: large blocks start on 2 MiB and carry the advice."""
+    lib = _shim()
+    lib.MT_HostCacheClear()
+    n = (6 << 20) + 100
+    block = lib.MT_HostAllocate(n)
+    try:
+        assert block % (2 << 20) == 0
+        assert "hg" in _vm_flags(block)  # MADV_HUGEPAGE
+    finally:
+        lib.MT_HostFree(block, n)
+        lib.MT_HostCacheClear()
