@@ -393,6 +393,32 @@ def test_closing_a_session_frees_its_variables() -> None:
         assert manager.names() == []
 
 
+def test_v1_variable_collections_expected_shape_and_use_resource_as_tensorflow(caplog: Any) -> None:
+    """TF 1's constructor: ``collections`` replaces the global variables (trainable ones still join the trainable
+    collection), ``expected_shape`` is ignored, ``use_resource`` is accepted (False: a resource variable and a
+    warning, modtensor having no reference variables); results checked against TF 2.21."""
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.compat.v1.Variable(1.0, name="a")
+        b = tf.compat.v1.Variable(2.0, name="b", collections=["mine"])
+        c = tf.compat.v1.Variable(3.0, name="c", collections=("mine",), trainable=False)
+        d = tf.compat.v1.Variable(4.0, name="d", use_resource=True, expected_shape=[7])
+        with caplog.at_level("WARNING", logger="modtensor"):
+            e = tf.compat.v1.Variable(5.0, name="e", use_resource=False)
+        assert "no reference variables" in caplog.text and "e is a resource variable" in caplog.text
+        f = tf.compat.v1.get_variable("f", shape=[2], collections=["mine", tf.compat.v1.GraphKeys.GLOBAL_VARIABLES])
+        assert [v.name for v in tf.compat.v1.global_variables()] == ["a:0", "d:0", "e:0", "f:0"]
+        assert [v.name for v in tf.compat.v1.trainable_variables()] == ["a:0", "b:0", "d:0", "e:0", "f:0"]
+        assert [v.name for v in g.get_collection("mine")] == ["b:0", "c:0", "f:0"]
+        assert e.op.type == "VarHandleOp" and isinstance(e, tf.Variable)
+        with tf.compat.v1.Session() as sess:
+            sess.run([v.initializer for v in (a, b, c, d, e, f)])
+            assert sess.run([a, b, c, d, e]) == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert not isinstance(tf.Variable(1.0), tf.compat.v1.Variable)  # as TF: a v2 variable is not a VariableV1
+    with pytest.raises(ValueError, match="must be a list, tuple, or set. Got mine of type <class 'str'>"):
+        tf.compat.v1.Variable(1.0, collections="mine")
+
+
 def test_get_variable_default_initializers() -> None:
     g = tf.Graph()
     with g.as_default():

@@ -247,9 +247,11 @@ class Variable(Trackable):
         self._initial_value = value
         self._handle_name = handle_name + ":0"
         if not graph.building_function:
-            graph.add_to_collections(
-                [GLOBAL_VARIABLES, TRAINABLE_VARIABLES] if self._trainable else [GLOBAL_VARIABLES], self
-            )
+            graph.add_to_collections(self._graph_collections(), self)
+
+    def _graph_collections(self) -> list[str]:
+        """The graph collections a variable made in a v1 graph joins (``VariableV1`` takes them as an argument)."""
+        return [GLOBAL_VARIABLES, TRAINABLE_VARIABLES] if self._trainable else [GLOBAL_VARIABLES]
 
     # ------------------------------------------------------------------ checkpoints (Trackable)
 

@@ -10,18 +10,27 @@ initializer (Glorot uniform for floats, zeros otherwise) and TF's reuse errors.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from modtensor.api import context
-from modtensor.api.variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable, init_scope
+from modtensor.api.variables import (
+    GLOBAL_VARIABLES,
+    TRAINABLE_VARIABLES,
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    init_scope,
+)
 from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework import graph as graph_lib
 
 __all__ = [
     "AUTO_REUSE",
+    "VariableV1",
     "assign",
     "assign_add",
     "assign_sub",
@@ -39,6 +48,77 @@ __all__ = [
 ]
 
 LOCAL_VARIABLES = "local_variables"  # TF's GraphKeys.LOCAL_VARIABLES
+
+_log = logging.getLogger("modtensor")
+
+
+def _collection_keys(collections: Any) -> list[str] | None:
+    """``collections`` as a list (None stays None), with TF's error for anything but a list, tuple or set."""
+    if collections is None:
+        return None
+    if not isinstance(collections, (list, tuple, set)):
+        raise ValueError(
+            "collections argument to Variable constructor must be a list, tuple, or set. Got "
+            f"{collections} of type {type(collections)}"
+        )
+    return list(collections)
+
+
+class VariableV1(Variable):
+    """``tf.compat.v1.Variable``: ``tf.Variable`` with TF 1's ``collections``, ``expected_shape`` and ``use_resource``.
+
+    In a v1 graph the variable joins ``collections`` (default: the global variables) and, when trainable, the
+    trainable variables. ``expected_shape`` is ignored, as in TF. modtensor has no reference variables: with
+    ``use_resource=False`` in a graph (where TF would make a ``RefVariable``) it makes a resource variable and logs a
+    warning; in eager code TF makes a resource variable too.
+    """
+
+    def __init__(
+        self,
+        initial_value: Any = None,
+        trainable: bool | None = None,
+        collections: Any = None,
+        validate_shape: bool = True,
+        caching_device: Any = None,
+        name: str | None = None,
+        variable_def: Any = None,
+        dtype: Any = None,
+        expected_shape: Any = None,
+        import_scope: str | None = None,
+        constraint: Callable[[Any], Any] | None = None,
+        use_resource: bool | None = None,
+        synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+        aggregation: VariableAggregation = VariableAggregation.NONE,
+        shape: Any = None,
+    ):
+        del expected_shape  # deprecated and ignored in TF
+        self._v1_collections = _collection_keys(collections)
+        if use_resource is False and not context.executing_eagerly():
+            _log.warning(
+                "tf.compat.v1.Variable(use_resource=False): modtensor has no reference variables; %s is a resource "
+                "variable",
+                name or "Variable",
+            )
+        super().__init__(
+            initial_value,
+            trainable=trainable,
+            validate_shape=validate_shape,
+            caching_device=caching_device,
+            name=name,
+            variable_def=variable_def,
+            dtype=dtype,
+            import_scope=import_scope,
+            constraint=constraint,
+            synchronization=synchronization,
+            aggregation=aggregation,
+            shape=shape,
+        )
+
+    def _graph_collections(self) -> list[str]:
+        keys = list(self._v1_collections) if self._v1_collections is not None else [GLOBAL_VARIABLES]
+        if self._trainable and TRAINABLE_VARIABLES not in keys:
+            keys.append(TRAINABLE_VARIABLES)
+        return keys
 
 
 class _ReuseMode:
@@ -254,7 +334,7 @@ def get_variable(
     ``initializer`` may be a callable ``(shape, dtype=..)``, a tensor or a Python/numpy value;
     without one, floats get TF's Glorot uniform and integers zeros.
     """
-    del regularizer, collections, caching_device, use_resource, custom_getter, synchronization, aggregation
+    del regularizer, caching_device, custom_getter, synchronization, aggregation
     if partitioner is not None:
         raise NotImplementedError("get_variable(partitioner=...) is not supported by modtensor")
     scope = get_variable_scope()
@@ -300,14 +380,16 @@ def get_variable(
                 stack.enter_context(graph.name_scope(scope.name + "/"))
         else:
             stack.enter_context(init_scope())
-        variable = Variable(
+        variable = VariableV1(
             initial,
             trainable=trainable,
+            collections=collections,
             name=name,
             dtype=dtype,
             shape=shape,
             validate_shape=validate_shape,
             constraint=constraint,
+            use_resource=use_resource,
         )
     store[full] = variable
     return variable

@@ -186,6 +186,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("modtensor.runtime.session").Session
     if name in _VARIABLES_V1:
         return getattr(importlib.import_module("modtensor.api.variables_v1"), name)
+    if name == "Variable":  # TF 1's constructor (collections, expected_shape, use_resource)
+        return importlib.import_module("modtensor.api.variables_v1").VariableV1
     if name == "train":
         return importlib.import_module("modtensor.compat.v1_train")
     if name == "image":
