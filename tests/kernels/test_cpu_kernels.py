@@ -156,3 +156,26 @@ def test_index_errors_read_as_tensorflows(op: str, inputs: list, message: str) -
     with pytest.raises(errors.InvalidArgumentError) as raised:
         OP_FUNCTIONS[op](*inputs)
     assert raised.value.message == message
+
+
+@pytest.mark.parametrize(
+    "value,src,dst,message",
+    [
+        (["1.5"], "string", "float32", "Cast string to float is not supported"),
+        ([1], "int32", "string", "Cast int32 to string is not supported"),
+        ([True], "bool", "string", "Cast bool to string is not supported"),
+        ([1.0], "float64", "string", "Cast double to string is not supported"),
+    ],
+)
+def test_cast_to_or_from_strings_is_unimplemented_as_in_tf(value: list, src: str, dst: str, message: str) -> None:
+    """TF's CPU Cast converts strings only to strings (tf.strings.as_string / to_number do the rest)."""
+    import modtensor as tf
+
+    with pytest.raises(errors.UnimplementedError, match=message):
+        tf.cast(tf.constant(value, dtype=tf.as_dtype(src)), tf.as_dtype(dst))
+    g = tf.Graph()
+    with g.as_default(), tf.compat.v1.Session() as sess:
+        y = tf.cast(tf.constant(value, dtype=tf.as_dtype(src)), tf.as_dtype(dst))
+        with pytest.raises(errors.UnimplementedError, match=message):
+            sess.run(y)
+    assert tf.cast(tf.constant(["a"]), tf.string).numpy().tolist() == [b"a"]  # string to string stays

@@ -255,14 +255,17 @@ class _Builder:
         return protos
 
 
-def _converted(value: Any, attr: op_def_pb2.OpDef.AttrDef) -> attr_value_pb2.AttrValue:
-    """``value`` as an AttrValue with TF's per-kind messages (TypeError) and its types' allowed lists checked."""
+def _converted(value: Any, attr: op_def_pb2.OpDef.AttrDef, check_allowed: bool = True) -> attr_value_pb2.AttrValue:
+    """``value`` as an AttrValue with TF's per-kind messages (TypeError), and with ``check_allowed`` its types'
+    allowed lists checked as TF's graph wrappers check them (TypeError)."""
     attr_type = attr.type
     _check_scalar_kind(value, attr_type, attr.name)
     try:
         proto = attr_value_lib.to_attr_value(value, attr_type, name=attr.name)
     except TypeError as e:
         raise TypeError(f"{e}") from None
+    if not check_allowed:
+        return proto
     if attr_type == "type":
         attr_inference.check_type_allowed(dtypes.as_dtype(proto.type), attr, attr.name)
     elif attr_type == "list(type)":
@@ -301,13 +304,13 @@ def attr_value_from_python(
 ) -> attr_value_pb2.AttrValue:
     """``value`` as the AttrValue of ``attr`` of an op run eagerly, checked as TF's eager execution checks it.
 
-    The value's kind and a type attr's allowed types as TF's Python wrappers check them (TypeError); allowed
-    string values and minimums as TF's runtime validates the op (InvalidArgumentError naming the node and the op:
-    a graph's op constructor raises ValueError for these instead, as TF's does).
+    The value's kind as TF's Python wrappers check it (TypeError); a type attr's allowed types, allowed string
+    values and minimums as TF's runtime validates the op (InvalidArgumentError naming the node and the op: a graph's
+    op constructor raises TypeError or ValueError for these instead, as TF's does).
     """
     if isinstance(value, attr_value_pb2.AttrValue):
         return value
-    proto = _converted(value, attr)
+    proto = _converted(value, attr, check_allowed=False)
     try:
         validate_attr_value(proto, attr)
     except errors.InvalidArgumentError as e:

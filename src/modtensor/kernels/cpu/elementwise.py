@@ -15,8 +15,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from modtensor.framework import dtypes, op_spec
 from modtensor.kernels.cpu import erf as _erf
-from modtensor.kernels.cpu.errors import invalid_argument, shape_str
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str, unimplemented
 from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors, quiet_off, quiet_on
 from modtensor.kernels.cpu.precision import HALF_TYPES
 
@@ -373,6 +374,12 @@ def cast(x: np.ndarray, DstT: Any, Truncate: bool = False) -> np.ndarray:  # noq
         dst = as_numpy_dtype(DstT)
         with contextlib.suppress(TypeError):
             _CAST_TARGETS[DstT] = dst
+    if (dst == np.object_) != (x.dtype == np.object_):  # TF's CPU Cast: strings only to strings
+        names = [
+            "string" if dt == np.object_ else op_spec.data_type_string(dtypes.as_dtype(dt).as_datatype_enum)
+            for dt in (x.dtype, DstT)
+        ]
+        raise unimplemented(f"Cast {names[0]} to {names[1]} is not supported")
     if dst == np.bool_:
         return np.asarray(x != 0)
     if Truncate and x.dtype in _MANTISSA_BITS and dst in _MANTISSA_BITS:
