@@ -183,6 +183,26 @@ CASES: list[tuple[str, str, str]] = [
      "tf.random.stateless_normal(tf.constant([4]), seed=tf.constant([2, 3]), mean=tf.constant(2.0),"
      " stddev=tf.constant(3.0))", "ge"),
     ("core_stateless_normal_ph", "tf.random.stateless_normal(ph(tf.int32, [3]), seed=[1, 1])", "g"),
+    # ------------------------------------------------ tf.random.stateless_truncated_normal (StatelessTruncatedNormalV2)
+    ("core_stateless_truncated_normal", "tf.random.stateless_truncated_normal([3, 5], seed=[1, 2])", "ge"),
+    ("core_stateless_truncated_normal_args",
+     "tf.random.stateless_truncated_normal([4, 9], seed=[7, -3], mean=3.0, stddev=0.5, dtype=tf.float64,"
+     " name='stn')", "ge"),
+    ("core_stateless_truncated_normal_half", "tf.random.stateless_truncated_normal([6], seed=[0, 0], dtype=tf.float16)",
+     "ge"),
+    ("core_stateless_truncated_normal_large",
+     "x = tf.random.stateless_truncated_normal([257, 3], seed=[123, 456])\n"
+     "tf.stack([tf.reduce_sum(x), tf.reduce_max(tf.abs(x))])", "e"),
+    ("core_stateless_truncated_normal_tensor_args",
+     "tf.random.stateless_truncated_normal(tf.constant([4], tf.int64), seed=tf.constant([2, 3], tf.int32),"
+     " mean=tf.constant(2.0), stddev=tf.constant(3.0))", "ge"),
+    ("core_stateless_truncated_normal_ph", "tf.random.stateless_truncated_normal(ph(tf.int32, [3]), seed=[1, 1])",
+     "g"),
+    ("core_stateless_truncated_normal_bad_dtype",
+     "tf.random.stateless_truncated_normal([2], seed=[1, 2], dtype=tf.int32)", "ge"),
+    ("core_stateless_truncated_normal_function",
+     "@tf.function\ndef f(s):\n  return tf.random.stateless_truncated_normal([5], seed=s)\n"
+     "f(tf.constant([4, 5], tf.int64))", "e"),
     # ------------------------------------------------------------------ tf.random.truncated_normal (TruncatedNormal)
     ("core_truncated_normal", "tf.random.truncated_normal([3, 5], seed=7)", "ge"),
     ("core_truncated_normal_args",
@@ -242,6 +262,7 @@ OPS = [
     "StatelessRandomGetKeyCounter",
     "StatelessRandomUniformV2",
     "StatelessRandomNormalV2",
+    "StatelessTruncatedNormalV2",
     "StatelessRandomUniformIntV2",
     "TruncatedNormal",
     "RandomShuffle",
@@ -263,7 +284,7 @@ def write_op_goldens() -> int:
     shape_case("StatelessRandomGetKeyCounter", P([None], "int32"))
     shape_case("StatelessRandomGetKeyCounter", P([3], "int64"))
     shape_case("StatelessRandomGetKeyCounter", P([2, 1], "int64"))
-    for op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2"):
+    for op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"):
         shape_case(op, C([2, 3], "int32"), P([1], "uint64"), P([2], "uint64"), P([], "int32"), dtype="float64")
         shape_case(op, P([3], "int64"), P([None], "uint64"), P([None], "uint64"), P([], "int32"))
         shape_case(op, P([None], "int32"), P([2], "uint64"), P([2], "uint64"), P([], "int32"))

@@ -1,8 +1,14 @@
 """``modtensor.random``: TensorFlow's ``tf.random`` names (seeded ``normal``/``truncated_normal``/``uniform``/
-``shuffle``, ``categorical``, ``set_seed``, the stateless ``stateless_uniform``/``stateless_normal``)."""
+``shuffle``, ``categorical``, ``set_seed``, the stateless ``stateless_uniform``/``stateless_normal``/
+``stateless_truncated_normal``/``stateless_categorical``)."""
 
 from modtensor.api.random_ops import categorical, normal, set_seed, shuffle, truncated_normal, uniform
-from modtensor.api.stateless_random_ops import stateless_categorical, stateless_normal, stateless_uniform
+from modtensor.api.stateless_random_ops import (
+    stateless_categorical,
+    stateless_normal,
+    stateless_truncated_normal,
+    stateless_uniform,
+)
 
 __all__ = [
     "categorical",
@@ -11,6 +17,7 @@ __all__ = [
     "shuffle",
     "stateless_categorical",
     "stateless_normal",
+    "stateless_truncated_normal",
     "stateless_uniform",
     "truncated_normal",
     "uniform",

@@ -15,7 +15,7 @@ from modtensor.api.random_ops import _shape_tensor
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
 
-__all__ = ["stateless_categorical", "stateless_normal", "stateless_uniform"]
+__all__ = ["stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform"]
 
 _AUTO_SELECT = 3
 
@@ -97,6 +97,28 @@ def stateless_normal(
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         key, counter, alg = _key_counter_alg(seed, alg)
         rnd = apply_op("StatelessRandomNormalV2", shape=shape_t, key=key, counter=counter, alg=alg, dtype=dtype)
+        return math.add(rnd * stddev_t, mean_t, name=scope)
+
+
+def stateless_truncated_normal(
+    shape: Any,
+    seed: Any,
+    mean: Any = 0.0,
+    stddev: Any = 1.0,
+    dtype: Any = dtypes.float32,
+    name: str | None = None,
+    alg: Any = "auto_select",
+) -> Tensor:
+    """Samples of N(``mean``, ``stddev``**2) truncated to within 2 ``stddev`` of ``mean``, of ``shape``, a function
+    of the 2-element ``seed`` only (TF's StatelessTruncatedNormalV2: rejection of |x| >= 2, then scale and shift)."""
+    with op_scope(name, "stateless_truncated_normal", [shape, seed, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        key, counter, alg = _key_counter_alg(seed, alg)
+        rnd = apply_op(
+            "StatelessTruncatedNormalV2", shape=shape_t, key=key, counter=counter, alg=alg, dtype=dtype
+        )
         return math.add(rnd * stddev_t, mean_t, name=scope)
 
 

@@ -1,5 +1,6 @@
 """TF 2.21's stateless random ops: StatelessRandomGetKeyCounter (a seed pair to a Philox key and counter) and
-StatelessRandomUniformV2 / NormalV2 / UniformIntV2 (samples of a shape from that key, counter and algorithm)."""
+StatelessRandomUniformV2 / NormalV2 / TruncatedNormalV2 / UniformIntV2 (samples of a shape from that key, counter
+and algorithm)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def _uniform_int_shape_v2(ctx: InferenceContext) -> None:
     .set_shape_fn(_get_key_counter_shape)
 )
 
-for _name in ("StatelessRandomUniformV2", "StatelessRandomNormalV2"):
+for _name in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"):
     (
         register_op(_name)
         .input("shape: Tshape")

@@ -61,6 +61,15 @@ def stateless_random_normal_v2(
     return random.random_standard_normal(shape, dtype, seed=k, seed2=high, skip=low)
 
 
+def stateless_truncated_normal_v2(
+    shape: np.ndarray, key: np.ndarray, counter: np.ndarray, alg: np.ndarray, dtype: Any = np.float32
+) -> np.ndarray:
+    """StatelessTruncatedNormalV2: N(0, 1) samples with |x| < 2 of ``shape`` (TruncatedNormal's rejection and
+    output groups) from the key and counter."""
+    k, high, low = _philox_state(key, counter, alg)
+    return random.truncated_normal(shape, dtype, seed=k, seed2=high, skip=low)
+
+
 def stateless_random_uniform_int_v2(
     shape: np.ndarray, key: np.ndarray, counter: np.ndarray, alg: np.ndarray, minval: np.ndarray, maxval: np.ndarray
 ) -> np.ndarray:
@@ -81,12 +90,14 @@ OP_FUNCTIONS: dict[str, Any] = {
     "StatelessRandomGetKeyCounter": stateless_random_get_key_counter,
     "StatelessRandomUniformV2": stateless_random_uniform_v2,
     "StatelessRandomNormalV2": stateless_random_normal_v2,
+    "StatelessTruncatedNormalV2": stateless_truncated_normal_v2,
     "StatelessRandomUniformIntV2": stateless_random_uniform_int_v2,
     "StatelessMultinomial": stateless_multinomial,
 }
 CPU_TYPE_CONSTRAINTS = {
     "StatelessRandomUniformV2": {"dtype": "FLOATS"},
     "StatelessRandomNormalV2": {"dtype": "FLOATS"},
+    "StatelessTruncatedNormalV2": {"dtype": "FLOATS"},
     "StatelessRandomUniformIntV2": {"dtype": "int32 int64"},
     "StatelessMultinomial": {"T": "FLOATS", "output_dtype": "int32 int64"},
 }
