@@ -81,6 +81,18 @@ def stateless_uniform(
         return math.add(rnd * (maxval - minval), minval, name=scope)
 
 
+def _scaled_normal(op: str, default_name: str, shape: Any, seed: Any, mean: Any, stddev: Any, dtype: Any,
+                   name: str | None, alg: Any) -> Tensor:  # fmt: skip
+    """``op``'s N(0, 1) samples of ``shape`` from ``seed``, times ``stddev`` plus ``mean`` (TF's wrappers' graph)."""
+    with op_scope(name, default_name, [shape, seed, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        key, counter, alg = _key_counter_alg(seed, alg)
+        rnd = apply_op(op, shape=shape_t, key=key, counter=counter, alg=alg, dtype=dtype)
+        return math.add(rnd * stddev_t, mean_t, name=scope)
+
+
 def stateless_normal(
     shape: Any,
     seed: Any,
@@ -91,13 +103,9 @@ def stateless_normal(
     alg: Any = "auto_select",
 ) -> Tensor:
     """Samples of N(``mean``, ``stddev``**2) of ``shape``, a function of the 2-element ``seed`` only."""
-    with op_scope(name, "stateless_random_normal", [shape, seed, mean, stddev]) as scope:
-        shape_t = _shape_tensor(shape)
-        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        key, counter, alg = _key_counter_alg(seed, alg)
-        rnd = apply_op("StatelessRandomNormalV2", shape=shape_t, key=key, counter=counter, alg=alg, dtype=dtype)
-        return math.add(rnd * stddev_t, mean_t, name=scope)
+    return _scaled_normal(
+        "StatelessRandomNormalV2", "stateless_random_normal", shape, seed, mean, stddev, dtype, name, alg
+    )
 
 
 def stateless_truncated_normal(
@@ -111,15 +119,9 @@ def stateless_truncated_normal(
 ) -> Tensor:
     """Samples of N(``mean``, ``stddev``**2) truncated to within 2 ``stddev`` of ``mean``, of ``shape``, a function
     of the 2-element ``seed`` only (TF's StatelessTruncatedNormalV2: rejection of |x| >= 2, then scale and shift)."""
-    with op_scope(name, "stateless_truncated_normal", [shape, seed, mean, stddev]) as scope:
-        shape_t = _shape_tensor(shape)
-        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        key, counter, alg = _key_counter_alg(seed, alg)
-        rnd = apply_op(
-            "StatelessTruncatedNormalV2", shape=shape_t, key=key, counter=counter, alg=alg, dtype=dtype
-        )
-        return math.add(rnd * stddev_t, mean_t, name=scope)
+    return _scaled_normal(
+        "StatelessTruncatedNormalV2", "stateless_truncated_normal", shape, seed, mean, stddev, dtype, name, alg
+    )
 
 
 # Added with tf.random.stateless_categorical.
