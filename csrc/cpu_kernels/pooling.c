@@ -52,10 +52,6 @@ MTK_HOT static void fill(float* restrict acc, float v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) acc[i] = v;
 }
 
-/* Separable windows: per output row, the window's input rows are first reduced into one row (W x C, in L1), then
- * each output pixel reduces its window's columns of that row: KH + KW passes per output instead of KH * KW. Max
- * never lets a NaN win in either pass, so the result is the same as the direct window's (the largest non-NaN
- * element, or -inf). */
 /* The input rows [*y0, *y1) of output row oy's windows, clipped to the input. */
 static void window_rows(const PoolJob* j, int64_t oy, int64_t* y0, int64_t* y1) {
   *y0 = oy * j->ah.stride - j->ah.pad_before;
@@ -64,6 +60,10 @@ static void window_rows(const PoolJob* j, int64_t oy, int64_t* y0, int64_t* y1) 
   if (*y1 > j->h) *y1 = j->h;
 }
 
+/* Separable windows: per output row, the window's input rows are first reduced into one row (W x C, in L1), then
+ * each output pixel reduces its window's columns of that row: KH + KW passes per output instead of KH * KW. Max
+ * never lets a NaN win in either pass, so the result is the same as the direct window's (the largest non-NaN
+ * element, or -inf). */
 static void pool_rows(void* p, int64_t begin, int64_t end) {
   PoolJob* j = (PoolJob*)p;
   const int64_t c = j->c, rowlen = j->w * c;
@@ -123,7 +123,7 @@ __attribute__((target("avx512f"))) static void pool_rows_avx512(void* p, int64_t
     int64_t y0, y1;
     window_rows(j, oy, &y0, &y1);
     /* the input rows the next output row adds (same image): requested while this row runs, a few lines per pixel */
-    int64_t next0 = y1, p0 = y1, p1 = y1;
+    int64_t p0 = y1, p1 = y1, next0;
     if (oy + 1 < j->oh) window_rows(j, oy + 1, &next0, &p1);
     const int64_t pf_lines = p1 > p0 ? (p1 - p0) * ((j->aw.stride * c + 15) / 16) : 0;
     for (int64_t ox = 0; ox < j->ow; ++ox) {
