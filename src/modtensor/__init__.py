@@ -109,6 +109,7 @@ __all__ = [
     "float64",
     "function",  # noqa: F822 - loaded on first use (module __getattr__)
     "custom_gradient",  # noqa: F822
+    "recompute_grad",  # noqa: F822
     "gradients",  # noqa: F822
     "hessians",  # noqa: F822
     "no_gradient",  # noqa: F822
@@ -238,6 +239,7 @@ _LAZY = {
     "no_gradient": ("modtensor.framework.gradient_registry", "no_gradient"),
     "NotDifferentiable": ("modtensor.framework.gradient_registry", "no_gradient"),
     "custom_gradient": ("modtensor.api.custom_gradient", "custom_gradient"),
+    "recompute_grad": ("modtensor.api.custom_gradient", "recompute_grad"),
 }
 
 

@@ -26,7 +26,7 @@ from modtensor.framework.func_graph import flatten_structure, pack_structure
 from modtensor.framework.gradient_registry import RegisterGradient
 from modtensor.framework.protos import attr_value_pb2
 
-__all__ = ["custom_gradient"]
+__all__ = ["custom_gradient", "recompute_grad"]
 
 _NAMES = itertools.count()
 
@@ -124,3 +124,50 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
         return _graph(f, args, kwargs)
 
     return decorated
+
+
+def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``tf.recompute_grad``: ``f`` whose intermediate values are not kept for the gradient but recomputed.
+
+    The forward call runs with no tape recording, so a tape keeps only the call's arguments and results; the
+    gradient runs ``f`` again under a tape of its own (on identities of the arguments, watching them and the
+    trainable variables ``f`` read) and differentiates that, unconnected sources getting zeros, as TF does. The
+    gradients equal those of ``f`` itself; memory is traded for a second forward pass. In a graph the
+    recomputation reads the upstream gradient first (TF's data dependency), so it runs in the backward pass.
+    """
+
+    @custom_gradient
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        with tape_lib.stop_recording():
+            result = f(*args, **kwargs)
+
+        def grad_fn(*upstream: Any, variables: list[Any] | None = None) -> Any:
+            from modtensor.api import math_ops
+            from modtensor.api.backprop import GradientTape, UnconnectedGradients
+            from modtensor.framework import dtypes
+
+            with GradientTape() as tape:
+                id_args = [array_ops.identity(a) for a in args]
+                if not executing_eagerly():
+                    # a zero that depends on the first upstream gradient (NaN when its first element is NaN, as TF)
+                    first = array_ops.reshape(upstream[0], [-1])[:1]
+                    marker = math_ops.reduce_max(first)
+                    is_num = math_ops.cast(marker, dtypes.bool)
+                    dep = array_ops.where(math_ops.equal(is_num, is_num), 0.0, float("nan"))
+                    id_args = [a + math_ops.cast(dep, a.dtype) for a in id_args]
+                tape.watch(id_args)
+                if variables is not None:
+                    tape.watch(variables)
+                recomputed = f(*id_args, **kwargs)
+            var_list = list(variables) if variables is not None else []
+            grads = tape.gradient(
+                recomputed, id_args + var_list, output_gradients=list(upstream),
+                unconnected_gradients=UnconnectedGradients.ZERO,
+            )  # fmt: skip
+            if variables is None:
+                return grads[: len(id_args)]
+            return grads[: len(id_args)], grads[len(id_args) :]
+
+        return result, grad_fn
+
+    return functools.wraps(f)(inner)

@@ -162,6 +162,9 @@ class FuncGraph(Graph):
             return tensor
         found = self._captures.get(id(tensor))
         if found is not None:
+            # Recorded on every use, as TF does: a tape that starts tracking the outside tensor after its first
+            # capture (a variable first read under stop_recording, or before the tape watched it) still follows it.
+            _tape.record_operation("captured_value", [tensor], [found[1]], _pass_through)
             return found[1]
         if name is None:
             name = tensor.op.name if isinstance(tensor, SymbolicTensor) else "captured_input"
