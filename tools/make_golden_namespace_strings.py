@@ -1,5 +1,5 @@
-"""Record what TensorFlow's ``tf.strings.as_string`` (``tf.as_string``) and ``tf.strings.reduce_join`` build and
-compute, for modtensor's front-end and kernel tests.
+"""Record what TensorFlow's ``tf.strings.as_string`` (``tf.as_string``), ``tf.strings.reduce_join`` and
+``tf.strings.bytes_split`` (StringSplit) build and compute, for modtensor's front-end and kernel tests.
 
     /work/tfvenv/bin/python tools/make_golden_namespace_strings.py
 
@@ -172,10 +172,25 @@ CASES: list[tuple[str, str, str]] = [
     ("nsstr_reduce_join_err_duplicate_first", f"tf.strings.reduce_join({A2}, [0, 0, 5])", "e"),
     ("nsstr_reduce_join_err_int64_axis", f"tf.strings.reduce_join({A2}, tf.constant(0, tf.int64))", "e"),
     ("nsstr_reduce_join_err_not_string", "tf.strings.reduce_join(tf.constant([1, 2]))", "ge"),
+    # ------------------------------------------------------------------ bytes_split (StringSplit, empty delimiter)
+    # (eagerly: TF builds its RaggedTensor through RaggedFromValueRowIds' nodes, modtensor through its own)
+    ("nsstr_bytes_split_vector", "tf.strings.bytes_split(['', 'ab', 'hello']).values", "e"),
+    ("nsstr_bytes_split_vector_splits", "tf.strings.bytes_split(tf.constant(['ab', '', 'xyz'])).row_splits", "e"),
+    ("nsstr_bytes_split_scalar", "tf.strings.bytes_split('abc')", "e"),
+    ("nsstr_bytes_split_empty_scalar", "tf.strings.bytes_split('')", "e"),
+    ("nsstr_bytes_split_function",
+     "@tf.function\ndef f(s):\n  return tf.strings.bytes_split(s).values\nf(tf.constant(['ab', 'c']))", "e"),
+    ("nsstr_bytes_split_err_not_string", "tf.strings.bytes_split(tf.constant([1, 2]))", "ge"),
+    ("nsstr_string_split_raw",
+     "tf.raw_ops.StringSplit(input=['a,b,,c', ' x y ', ''], delimiter=', ', skip_empty=False)", "ge"),
+    ("nsstr_string_split_raw_skip",
+     "tf.raw_ops.StringSplit(input=['a,b,,c', ' x y '], delimiter=', ')", "ge"),
+    ("nsstr_string_split_raw_err_rank", "tf.raw_ops.StringSplit(input=[['a']], delimiter=',')", "ge"),
+    ("nsstr_string_split_raw_err_delimiter", "tf.raw_ops.StringSplit(input=['a'], delimiter=[','])", "ge"),
 ]  # fmt: skip
 
 
-OPS = ["AsString", "ReduceJoin"]
+OPS = ["AsString", "ReduceJoin", "StringSplit"]
 
 
 def S(*values: str) -> np.ndarray:  # noqa: N802 - as make_golden_op_breadth.py's
@@ -263,6 +278,15 @@ def write_op_goldens() -> int:
     shape_case("ReduceJoin", P([2, 3], "string"), P([None], "int32"), keep_dims=True)
     shape_case("ReduceJoin", P(None, "string"), C([0], "int32"))
     shape_case("ReduceJoin", P([2, 3], "string"), P([1, 1], "int32"))
+    for strings, delimiter in ((S("a,b,,c", " x y ", "", ","), ", "), (S("ab", "", "h\u00e9"), ""), (S(), ","),
+                               (S("aaa"), "a"), (S("a b"), "")):  # fmt: skip
+        for skip in (False, True):
+            kernel_case("StringSplit", strings, np.array(delimiter.encode(), object), skip_empty=skip)
+    kernel_case("StringSplit", S("a", "b").reshape(2, 1), np.array(b",", object))
+    kernel_case("StringSplit", S("a"), S(","))
+    shape_case("StringSplit", P([None], "string"), P([], "string"))
+    shape_case("StringSplit", P([None, 2], "string"), P([], "string"))
+    shape_case("StringSplit", P([3], "string"), P([1], "string"))
     breadth.write_op_defs()
     breadth.write_shape_cases()
     return breadth.kernel_gen.write_cases(breadth.KERNEL_CASES, breadth.OUT / "kernels")

@@ -3,6 +3,7 @@
 from modtensor.api.logging_ops import string_format as format  # noqa: A001 - TensorFlow's name
 from modtensor.api.string_ops import (
     as_string,
+    bytes_split,
     join,
     length,
     lower,
@@ -17,6 +18,7 @@ from modtensor.api.string_ops import (
 
 __all__ = [
     "as_string",
+    "bytes_split",
     "format",
     "join",
     "length",

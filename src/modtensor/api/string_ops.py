@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from modtensor.api import array_ops, math_ops
+from modtensor.api.context import executing_eagerly
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import convert_to_tensor, op_scope
 from modtensor.api.ragged import RaggedTensor
@@ -105,6 +106,28 @@ def lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  #
 def upper(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
     """Each string in uppercase (ASCII; Unicode with ``encoding="utf-8"``) (``StringUpper``)."""
     return apply_op("StringUpper", name=name, input=input, encoding=encoding)
+
+
+def bytes_split(input: Any, name: str | None = None) -> Any:  # noqa: A002
+    """Each string cut into its bytes: a vector for a scalar, a RaggedTensor for a vector (TF's ``StringSplit``
+    with an empty delimiter under ``StringsByteSplit``)."""
+    with op_scope(name, "StringsByteSplit", [input]):
+        # as TF's wrapper: eagerly a non-string tensor fails its conversion (ValueError), in a graph StringSplit's
+        # input check (TypeError)
+        input = convert_to_tensor(input, dtype=dtypes.string if executing_eagerly() else None, name="input")
+        rank = input.shape.rank
+        if rank is None:
+            raise ValueError("input must have a statically-known rank.")
+        if rank == 0:
+            _, values, _ = apply_op("StringSplit", input=array_ops.stack([input]), delimiter="", skip_empty=False)
+            return values
+        if rank != 1:
+            raise NotImplementedError(
+                "tf.strings.bytes_split of a tensor of rank 2 or more returns a RaggedTensor with several ragged "
+                "dimensions, which modtensor does not implement yet"
+            )
+        indices, values, shape = apply_op("StringSplit", input=input, delimiter="", skip_empty=False)
+        return RaggedTensor.from_sparse_parts(indices, values, shape)
 
 
 def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002

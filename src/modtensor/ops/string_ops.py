@@ -1,5 +1,6 @@
-"""String ops a text model needs: StringSplitV2, StringJoin, StringLength, RegexReplace, StaticRegexReplace,
-StringToHashBucketFast, Substr, StringToNumber, StringLower, StringUpper, AsString, ReduceJoin.
+"""String ops a text model needs: StringSplit (TF 1's: at any delimiter byte; empty: into bytes), StringSplitV2,
+StringJoin, StringLength, RegexReplace, StaticRegexReplace, StringToHashBucketFast, Substr, StringToNumber,
+StringLower, StringUpper, AsString, ReduceJoin.
 
 OpDefs equal TensorFlow 2.21's; shape functions follow TF's string_ops.cc, including their errors.
 """
@@ -20,6 +21,17 @@ def _split_shape(ctx: InferenceContext) -> None:
     ctx.set_output(1, ctx.vector(None))
     ctx.set_output(2, ctx.vector(2))
 
+
+(
+    register_op("StringSplit")
+    .input("input: string")
+    .input("delimiter: string")
+    .output("indices: int64")
+    .output("values: string")
+    .output("shape: int64")
+    .attr("skip_empty: bool = true")
+    .set_shape_fn(_split_shape)
+)
 
 (
     register_op("StringSplitV2")

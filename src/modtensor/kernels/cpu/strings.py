@@ -88,6 +88,41 @@ def string_split_v2(input: np.ndarray, sep: np.ndarray, maxsplit: int = -1) -> t
     return index_array, _objects(values, (len(values),)), np.asarray([len(strings), widest], dtype=np.int64)
 
 
+def _split_any(text: bytes, delimiter: bytes) -> list[bytes]:
+    """``text`` cut at every byte that is one of ``delimiter``'s (an empty delimiter: into single bytes)."""
+    if not delimiter:
+        return [text[i : i + 1] for i in range(len(text))]
+    parts, start = [], 0
+    for i, byte in enumerate(text):
+        if byte in delimiter:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def string_split(input: np.ndarray, delimiter: np.ndarray, skip_empty: bool = True) -> tuple[np.ndarray, ...]:  # noqa: A002
+    """StringSplit (TF 1's): each string cut at any byte of ``delimiter`` (empty: into bytes) as a sparse
+    [rows, max_parts]; empty strings give no parts, empty parts are dropped with ``skip_empty``."""
+    strings, delimiter_arr = _strings(input), np.asarray(delimiter, dtype=object)
+    if strings.ndim != 1:
+        raise invalid_argument(f"input must be a vector, got shape: {shape_str(strings.shape)}")
+    if delimiter_arr.ndim != 0:
+        raise invalid_argument(f"delimiter must be a scalar, got shape: {shape_str(delimiter_arr.shape)}")
+    cut = _bytes(delimiter_arr.item())
+    indices: list[tuple[int, int]] = []
+    values: list[bytes] = []
+    widest = 0
+    for row, s in enumerate(strings.tolist()):
+        text = _bytes(s)
+        parts = [p for p in _split_any(text, cut) if p or not skip_empty] if text else []
+        indices.extend((row, col) for col in range(len(parts)))
+        values.extend(parts)
+        widest = max(widest, len(parts))
+    index_array = np.asarray(indices, dtype=np.int64).reshape(-1, 2)
+    return index_array, _objects(values, (len(values),)), np.asarray([len(strings), widest], dtype=np.int64)
+
+
 def string_join(inputs: list[np.ndarray], separator: Any = "") -> np.ndarray:
     """StringJoin: the inputs joined elementwise with ``separator``; scalars broadcast, other shapes must match."""
     arrays = [_strings(x) for x in inputs]
@@ -409,6 +444,7 @@ def reduce_join(inputs: np.ndarray, reduction_indices: np.ndarray, keep_dims: bo
 
 
 OP_FUNCTIONS: dict[str, Any] = {
+    "StringSplit": string_split,
     "StringSplitV2": string_split_v2,
     "StringJoin": string_join,
     "StringLength": string_length,
