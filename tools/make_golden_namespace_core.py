@@ -166,6 +166,12 @@ CASES: list[tuple[str, str, str]] = [
      "tf.random.stateless_uniform([2], seed=[1, 2], minval=3, maxval=3, dtype=tf.int32)", "e"),
     ("core_stateless_uniform_int_one_bound",
      "tf.random.stateless_uniform([2], seed=[1, 2], maxval=3, minval=None, dtype=tf.int32)", "ge"),
+    ("core_stateless_uniform_full_int64",
+     "tf.random.stateless_uniform([3, 2], seed=[1, 2], minval=None, maxval=None, dtype=tf.int64)", "ge"),
+    ("core_stateless_uniform_full_uint32",
+     "tf.random.stateless_uniform([5], seed=[7, -1], minval=None, maxval=None, dtype=tf.uint32, name='fu')", "ge"),
+    ("core_stateless_uniform_full_ph",
+     "tf.random.stateless_uniform(ph(tf.int32, [2]), seed=[3, 4], minval=None, maxval=None, dtype=tf.int32)", "g"),
     ("core_stateless_uniform_unsigned",
      "tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=3, dtype=tf.uint32)", "ge"),
     ("core_stateless_uniform_bad_dtype", "tf.random.stateless_uniform([2], seed=[1, 2], dtype=tf.int8)", "ge"),
@@ -264,6 +270,7 @@ OPS = [
     "StatelessRandomNormalV2",
     "StatelessTruncatedNormalV2",
     "StatelessRandomUniformIntV2",
+    "StatelessRandomUniformFullIntV2",
     "TruncatedNormal",
     "RandomShuffle",
     "EnsureShape",
@@ -323,6 +330,15 @@ def write_op_goldens() -> int:
             dtype(lo),
             dtype(hi),
         )
+    for dtype in (np.int32, np.int64, np.uint32, np.uint64):
+        kernel_case("StatelessRandomUniformFullIntV2", np.array([3, 5], np.int32), np.array([7], u64),
+                    np.array([0, 99], u64), np.int32(3), dtype=dtype)  # fmt: skip
+    kernel_case("StatelessRandomUniformFullIntV2", np.array([9], np.int64), np.array([2**63 + 5], u64),
+                np.array([17, 2**40], u64), np.int32(1), dtype=np.int64)  # fmt: skip
+    shape_case("StatelessRandomUniformFullIntV2", C([2, 3], "int32"), P([1], "uint64"), P([2], "uint64"),
+               P([], "int32"), dtype="int64")  # fmt: skip
+    shape_case("StatelessRandomUniformFullIntV2", P([None], "int32"), P([2], "uint64"), P([2], "uint64"),
+               P([], "int32"))  # fmt: skip
     for seed in ([1, 2], [-5, 2**40], [0, 0]):
         kernel_case("StatelessRandomGetKeyCounter", np.array(seed, np.int64))
     kernel_case("StatelessRandomGetKeyCounter", np.array([11, 12], np.int32))

@@ -58,8 +58,14 @@ def stateless_uniform(
                 f"For integer `dtype` argument {dtype}, argument `minval` and `maxval` must be both None or not "
                 f"None. Got `minval`={minval} and `maxval`={maxval}."
             )
-        if minval is None:
-            raise NotImplementedError("modtensor has no StatelessRandomUniformFullIntV2 (integers without bounds)")
+        if minval is None:  # the whole range of the dtype
+            with op_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as scope:
+                shape_t = _shape_tensor(shape)
+                key, counter, alg = _key_counter_alg(seed, alg)
+                return apply_op(
+                    "StatelessRandomUniformFullIntV2", name=scope, shape=shape_t, key=key, counter=counter,
+                    dtype=dtype, alg=alg,
+                )  # fmt: skip
         if dtype in (dtypes.uint32, dtypes.uint64):
             raise ValueError(
                 f"Argument `dtype` got invalid value {dtype} when argument `minval` is not None. Please don't use "

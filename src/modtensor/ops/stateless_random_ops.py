@@ -1,6 +1,6 @@
 """TF 2.21's stateless random ops: StatelessRandomGetKeyCounter (a seed pair to a Philox key and counter) and
-StatelessRandomUniformV2 / NormalV2 / TruncatedNormalV2 / UniformIntV2 (samples of a shape from that key, counter
-and algorithm)."""
+StatelessRandomUniformV2 / NormalV2 / TruncatedNormalV2 / UniformIntV2 / UniformFullIntV2 (samples of a shape from
+that key, counter and algorithm)."""
 
 from __future__ import annotations
 
@@ -64,6 +64,18 @@ for _name in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessT
         .attr("Tshape: {int32, int64} = DT_INT32")
         .set_shape_fn(_stateless_shape_v2)
     )
+
+(
+    register_op("StatelessRandomUniformFullIntV2")
+    .input("shape: Tshape")
+    .input("key: uint64")
+    .input("counter: uint64")
+    .input("alg: int32")
+    .output("output: dtype")
+    .attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+    .attr("Tshape: {int32, int64} = DT_INT32")
+    .set_shape_fn(_stateless_shape_v2)
+)
 
 (
     register_op("StatelessRandomUniformIntV2")

@@ -168,16 +168,36 @@ def random_uniform_int(
     if not lo < hi:
         raise invalid_argument(f"Need minval < maxval, got {lo} >= {hi}")
     k0, k1 = _seeds(seed, seed2)
+    bits = _integer_bits(k0, k1, n, skip, wide=dt != np.int32)
     if dt == np.int32:
-        bits = philox_blocks(k0, k1, -(-n // 4), skip).reshape(-1)[:n]
         span = np.uint32((hi - lo) & 0xFFFFFFFF)
         vals = (np.uint32(lo & 0xFFFFFFFF) + bits % span).view(np.int32)
     else:
-        words = philox_blocks(k0, k1, -(-n // 2), skip).astype(np.uint64)
-        bits = (words[:, 0::2] | (words[:, 1::2] << np.uint64(32))).reshape(-1)[:n]
         span = np.uint64((hi - lo) & 0xFFFFFFFFFFFFFFFF)
         vals = (np.uint64(lo & 0xFFFFFFFFFFFFFFFF) + bits % span).view(np.int64)
     return np.asarray(vals.reshape(dims), order="C")
+
+
+def _integer_bits(k0: int, k1: int, n: int, skip: int, wide: bool) -> np.ndarray:
+    """``n`` random integers' bits as TF's integer distributions take them: one 32-bit Philox word each (uint32), or
+    with ``wide`` two words joined low word first (uint64)."""
+    if not wide:
+        return philox_blocks(k0, k1, -(-n // 4), skip).reshape(-1)[:n]
+    words = philox_blocks(k0, k1, -(-n // 2), skip).astype(np.uint64)
+    return (words[:, 0::2] | (words[:, 1::2] << np.uint64(32))).reshape(-1)[:n]
+
+
+def random_full_int(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, skip: int = 0) -> np.ndarray:
+    """Integers over the whole range of ``dtype`` (int32/uint32: one Philox word each; int64/uint64: two, low word
+    first), as TF's UniformFullIntDistribution draws them."""
+    dims = _shape(shape)
+    dt = as_numpy_dtype(dtype)
+    n = int(np.prod(dims, dtype=np.int64))
+    if n == 0:
+        return np.zeros(dims, dtype=dt)
+    k0, k1 = _seeds(seed, seed2)
+    bits = _integer_bits(k0, k1, n, skip, wide=dt.itemsize == 8)
+    return np.asarray(bits.view(dt).reshape(dims), order="C")
 
 
 def _math(name: str, x: np.ndarray, dtype: Any) -> np.ndarray:

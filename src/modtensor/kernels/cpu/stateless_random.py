@@ -78,6 +78,14 @@ def stateless_random_uniform_int_v2(
     return random.random_uniform_int(shape, minval, maxval, seed=k, seed2=high, skip=low)
 
 
+def stateless_random_uniform_full_int_v2(
+    shape: np.ndarray, key: np.ndarray, counter: np.ndarray, alg: np.ndarray, dtype: Any = np.uint64
+) -> np.ndarray:
+    """StatelessRandomUniformFullIntV2: integers over the whole range of ``dtype`` from the key and counter."""
+    k, high, low = _philox_state(key, counter, alg)
+    return random.random_full_int(shape, dtype, seed=k, seed2=high, skip=low)
+
+
 # Added with tf.random.stateless_categorical.
 def stateless_multinomial(logits: np.ndarray, num_samples: np.ndarray, seed: np.ndarray,
                           output_dtype: Any = np.int64) -> np.ndarray:  # fmt: skip
@@ -92,6 +100,7 @@ OP_FUNCTIONS: dict[str, Any] = {
     "StatelessRandomNormalV2": stateless_random_normal_v2,
     "StatelessTruncatedNormalV2": stateless_truncated_normal_v2,
     "StatelessRandomUniformIntV2": stateless_random_uniform_int_v2,
+    "StatelessRandomUniformFullIntV2": stateless_random_uniform_full_int_v2,
     "StatelessMultinomial": stateless_multinomial,
 }
 CPU_TYPE_CONSTRAINTS = {
@@ -99,5 +108,6 @@ CPU_TYPE_CONSTRAINTS = {
     "StatelessRandomNormalV2": {"dtype": "FLOATS"},
     "StatelessTruncatedNormalV2": {"dtype": "FLOATS"},
     "StatelessRandomUniformIntV2": {"dtype": "int32 int64"},
+    "StatelessRandomUniformFullIntV2": {"dtype": "int32 int64 uint32 uint64"},
     "StatelessMultinomial": {"T": "FLOATS", "output_dtype": "int32 int64"},
 }
