@@ -75,17 +75,16 @@ def string_split_v2(input: np.ndarray, sep: np.ndarray, maxsplit: int = -1) -> t
     if sep_arr.ndim != 0:
         raise invalid_argument(f"sep must be a scalar, got shape: {shape_str(sep_arr.shape)}")
     separator = _bytes(sep_arr.item())
-    indices: list[tuple[int, int]] = []
-    values: list[bytes] = []
-    widest = 0
-    for row, s in enumerate(strings.tolist()):
-        parts = _split_v2(_bytes(s), separator, maxsplit)
-        for col, part in enumerate(parts):
-            indices.append((row, col))
-            values.append(part)
-        widest = max(widest, len(parts))
+    return _sparse_parts([_split_v2(_bytes(s), separator, maxsplit) for s in strings.tolist()])
+
+
+def _sparse_parts(rows: list[list[bytes]]) -> tuple[np.ndarray, ...]:
+    """Each row's parts as the split ops' sparse [rows, max_parts]: indices (row, position), values, dense shape."""
+    indices = [(row, col) for row, parts in enumerate(rows) for col in range(len(parts))]
+    values = [part for parts in rows for part in parts]
+    widest = max((len(parts) for parts in rows), default=0)
     index_array = np.asarray(indices, dtype=np.int64).reshape(-1, 2)
-    return index_array, _objects(values, (len(values),)), np.asarray([len(strings), widest], dtype=np.int64)
+    return index_array, _objects(values, (len(values),)), np.asarray([len(rows), widest], dtype=np.int64)
 
 
 def _split_any(text: bytes, delimiter: bytes) -> list[bytes]:
@@ -110,17 +109,8 @@ def string_split(input: np.ndarray, delimiter: np.ndarray, skip_empty: bool = Tr
     if delimiter_arr.ndim != 0:
         raise invalid_argument(f"delimiter must be a scalar, got shape: {shape_str(delimiter_arr.shape)}")
     cut = _bytes(delimiter_arr.item())
-    indices: list[tuple[int, int]] = []
-    values: list[bytes] = []
-    widest = 0
-    for row, s in enumerate(strings.tolist()):
-        text = _bytes(s)
-        parts = [p for p in _split_any(text, cut) if p or not skip_empty] if text else []
-        indices.extend((row, col) for col in range(len(parts)))
-        values.extend(parts)
-        widest = max(widest, len(parts))
-    index_array = np.asarray(indices, dtype=np.int64).reshape(-1, 2)
-    return index_array, _objects(values, (len(values),)), np.asarray([len(strings), widest], dtype=np.int64)
+    texts = [_bytes(s) for s in strings.tolist()]
+    return _sparse_parts([[p for p in _split_any(t, cut) if p or not skip_empty] if t else [] for t in texts])
 
 
 def string_join(inputs: list[np.ndarray], separator: Any = "") -> np.ndarray:
