@@ -69,13 +69,18 @@ def _split_v2(s: bytes, sep: bytes, maxsplit: int) -> list[bytes]:
 
 def string_split_v2(input: np.ndarray, sep: np.ndarray, maxsplit: int = -1) -> tuple[np.ndarray, ...]:  # noqa: A002
     """StringSplitV2: each string split by ``sep`` (empty: runs of whitespace) as a sparse [rows, max_parts]."""
+    texts, separator = _split_inputs(input, sep, "sep")
+    return _sparse_parts([_split_v2(t, separator, maxsplit) for t in texts])
+
+
+def _split_inputs(input: np.ndarray, sep: np.ndarray, sep_name: str) -> tuple[list[bytes], bytes]:  # noqa: A002
+    """The split ops' operands checked as TF's kernels check them: the strings (a vector) and the separator."""
     strings, sep_arr = _strings(input), np.asarray(sep, dtype=object)
     if strings.ndim != 1:
         raise invalid_argument(f"input must be a vector, got shape: {shape_str(strings.shape)}")
     if sep_arr.ndim != 0:
-        raise invalid_argument(f"sep must be a scalar, got shape: {shape_str(sep_arr.shape)}")
-    separator = _bytes(sep_arr.item())
-    return _sparse_parts([_split_v2(_bytes(s), separator, maxsplit) for s in strings.tolist()])
+        raise invalid_argument(f"{sep_name} must be a scalar, got shape: {shape_str(sep_arr.shape)}")
+    return [_bytes(s) for s in strings.tolist()], _bytes(sep_arr.item())
 
 
 def _sparse_parts(rows: list[list[bytes]]) -> tuple[np.ndarray, ...]:
@@ -103,13 +108,7 @@ def _split_any(text: bytes, delimiter: bytes) -> list[bytes]:
 def string_split(input: np.ndarray, delimiter: np.ndarray, skip_empty: bool = True) -> tuple[np.ndarray, ...]:  # noqa: A002
     """StringSplit (TF 1's): each string cut at any byte of ``delimiter`` (empty: into bytes) as a sparse
     [rows, max_parts]; empty strings give no parts, empty parts are dropped with ``skip_empty``."""
-    strings, delimiter_arr = _strings(input), np.asarray(delimiter, dtype=object)
-    if strings.ndim != 1:
-        raise invalid_argument(f"input must be a vector, got shape: {shape_str(strings.shape)}")
-    if delimiter_arr.ndim != 0:
-        raise invalid_argument(f"delimiter must be a scalar, got shape: {shape_str(delimiter_arr.shape)}")
-    cut = _bytes(delimiter_arr.item())
-    texts = [_bytes(s) for s in strings.tolist()]
+    texts, cut = _split_inputs(input, delimiter, "delimiter")
     return _sparse_parts([[p for p in _split_any(t, cut) if p or not skip_empty] if t else [] for t in texts])
 
 
