@@ -290,6 +290,7 @@ void mtk_register_matmul(TF_Status* s);
 void mtk_register_pooling(TF_Status* s);
 void mtk_register_eltwise(TF_Status* s);
 void mtk_register_pad(TF_Status* s);
+void mtk_register_strided_slice(TF_Status* s);
 void mtk_register_binary(TF_Status* s);
 void mtk_register_concat(TF_Status* s);
 void mtk_register_unary(TF_Status* s);

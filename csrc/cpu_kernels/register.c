@@ -11,6 +11,7 @@ MTK_EXPORT void TF_InitKernel(void) {
   if (TF_GetCode(s) == TF_OK) mtk_register_pooling(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_eltwise(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_pad(s);
+  if (TF_GetCode(s) == TF_OK) mtk_register_strided_slice(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_binary(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_concat(s);
   if (TF_GetCode(s) == TF_OK) mtk_register_unary(s);

@@ -38,7 +38,7 @@ NATIVE_OPS = (
     "Conv2D", "DepthwiseConv2dNative", "MatMul", "BatchMatMulV2", "MaxPool", "AvgPool", "BiasAdd", "Relu", "Relu6",
     "Elu", "LeakyRelu", "Sigmoid", "Tanh", "Pad", "AddV2", "Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum",
     "SquaredDifference", "ConcatV2", "Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Erf", "Erfc",
-    "Floor", "Ceil", "Round", "Sum", "Mean", "Max", "Min", "Prod", "Softmax", "LogSoftmax", "Transpose",
+    "Floor", "Ceil", "Round", "Sum", "Mean", "Max", "Min", "Prod", "Softmax", "LogSoftmax", "Transpose", "StridedSlice",
 )  # fmt: skip
 
 @pytest.fixture(scope="module", autouse=True)
@@ -69,7 +69,7 @@ def run_kernel_outputs(op: str, inputs: list[np.ndarray], *, expect_native: bool
     if any(a.name == "T" for a in global_registry().get(op).op_def.attr):
         attrs.setdefault("T", inputs[0].dtype)
     index_attr = {"Sum": "Tidx", "Mean": "Tidx", "Max": "Tidx", "Min": "Tidx", "Prod": "Tidx", "Transpose": "Tperm",
-                  "Pad": "Tpaddings"}.get(op)  # fmt: skip
+                  "Pad": "Tpaddings", "StridedSlice": "Index"}.get(op)  # fmt: skip
     if index_attr is not None and len(inputs) > 1:
         attrs.setdefault(index_attr, inputs[1].dtype)
     if op == "_FusedConv2D":
@@ -1247,3 +1247,57 @@ def test_native_kernels_of_several_outputs_have_a_context_free_plan_call() -> No
     single = create_kernel(_node("Relu", 1, {"T": np.float32}), global_registry().get("Relu").op_def,
                            device_factory.get_device("CPU:0"))  # fmt: skip
     assert single.prepared_multi_call() is None  # one output: plan_call's direct call instead
+
+
+# ------------------------------------------------------------------ StridedSlice (strided_slice.c)
+
+SLICE_GOLDEN = json.loads((GOLDEN.parent / "strided_slice" / "cases.json").read_text())["cases"]
+
+
+def _slice_case(case: dict, dtype: type) -> tuple[list[np.ndarray], dict[str, int]]:
+    x = np.arange(int(np.prod(case["shape"])), dtype=dtype).reshape(case["shape"])
+    spec = [np.array(case[k], case["index"]) for k in ("begin", "end", "strides")]
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    return [x, *spec], dict(zip(names, case["masks"], strict=True))
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native-float32", "numpy-int32"])
+def test_strided_slice_replays_tensorflow(native: bool) -> None:
+    """600 random slice specs (tools/make_golden_strided_slice.py: every mask, zero and negative strides, specs
+    longer or shorter than the rank, mask bits past the entries) give TF's shapes, values and errors, on the native
+    kernel (float32) and on the numpy kernel (int32)."""
+    failures = []
+    for n, case in enumerate(SLICE_GOLDEN):
+        inputs, masks = _slice_case(case, np.float32 if native else np.int32)
+        try:
+            got = run_kernel("StridedSlice", inputs, expect_native=native, **masks)
+        except errors.InvalidArgumentError as e:
+            if e.message.split("\n\t")[0] != case.get("error"):
+                failures.append((n, case, e.message))
+            continue
+        want = np.array(case.get("out", []), dtype=got.dtype).reshape(case.get("out_shape", [0]))
+        if "error" in case or got.shape != want.shape or not np.array_equal(got, want):
+            failures.append((n, case, got))
+    assert not failures, failures[:5]
+
+
+def test_strided_slice_identity_and_large_slices_on_one_and_two_threads() -> None:
+    x = rand(2, 40, 41, 33)
+    same = run_kernel("StridedSlice", [x, np.zeros(4, np.int32), np.zeros(4, np.int32), np.ones(4, np.int32)],
+                      begin_mask=15, end_mask=15)  # fmt: skip
+    np.testing.assert_array_equal(same, x)
+    cases = [  # (begin, end, strides): a crop (rows of H and W), every other column, a reversed last dim
+        ([0, 1, 1, 0], [2, 40, 41, 33], [1, 1, 1, 1]),
+        ([0, 0, 0, 0], [2, 40, 41, 33], [1, 1, 2, 1]),
+        ([1, 3, 0, 32], [2, 30, 41, 0], [1, 2, 1, -3]),
+    ]
+    before = context.intra_op_parallelism_threads()
+    try:
+        for threads in (1, 2):
+            context.set_intra_op_parallelism_threads(threads)
+            for b, e, s in cases:
+                spec = [np.array(v, np.int64) for v in (b, e, s)]
+                got = run_kernel("StridedSlice", [x, *spec])
+                np.testing.assert_array_equal(got, x[tuple(slice(*t) for t in zip(b, e, s, strict=True))])
+    finally:
+        context.set_intra_op_parallelism_threads(before)

@@ -6,7 +6,7 @@ plugin (the built-in one turned off), then runs the kernel cases of
 test_native_cpu_kernels.py through it: every convolution, depthwise, fused, matmul,
 pooling, pad, binary, concat, unary, reduction, softmax,
 transpose, einsum, resize, select, layer-norm, random, cast, gather/scatter,
-segment-sum and top-k case, with one and two threads and the portable GEMM.
+segment-sum, top-k and strided-slice case, with one and two threads and the portable GEMM.
 Any ASan report fails the test.
 """
 
@@ -108,6 +108,8 @@ DRIVER = textwrap.dedent(
                 for op in ("ScatterNd", "TensorScatterUpdate", "TensorScatterAdd"):
                     t.test_scatter_ops_match_numpy(case, op); cases += 1
             t.test_unsorted_segment_sum_matches_numpy(__import__("numpy").float32)
+            t.test_strided_slice_replays_tensorflow(True); cases += 1
+            t.test_strided_slice_identity_and_large_slices_on_one_and_two_threads()
             for case in t.TOP_K_CASES:
                 t.test_top_k_matches_numpy(case, __import__("numpy").float32); cases += 1
             for case in t.INDEXING_ERRORS:

@@ -54,9 +54,9 @@ NATIVE_FALLBACK_OPS = frozenset({
     "LogSoftmax", "MatMul", "Max", "MaxPool", "Maximum", "Mean", "Min", "Minimum", "Mul", "Neg", "Pad", "Prod",
     "RandomStandardNormal", "RandomUniform", "RealDiv", "Reciprocal", "Relu", "Relu6", "ResizeArea", "ResizeBicubic",
     "ResizeBilinear", "ResizeNearestNeighbor", "Round", "Rsqrt", "ScatterNd", "SelectV2", "Sigmoid", "Softmax",
-    "Sqrt", "Square", "SquaredDifference", "Sub", "Sum", "Tanh", "TensorScatterAdd", "TensorScatterUpdate", "TopKV2",
-    "Transpose", "TruncatedNormal", "UnsortedSegmentSum", "_FusedConv2D", "_FusedDepthwiseConv2dNative",
-    "_FusedMatMul", "_MklLayerNorm",
+    "Sqrt", "Square", "SquaredDifference", "StridedSlice", "Sub", "Sum", "Tanh", "TensorScatterAdd",
+    "TensorScatterUpdate", "TopKV2", "Transpose", "TruncatedNormal", "UnsortedSegmentSum", "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_MklLayerNorm",
 })  # fmt: skip
 FALLBACK_PRIORITY = -1
 

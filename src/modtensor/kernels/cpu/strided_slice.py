@@ -27,7 +27,7 @@ def _dense_spec(
     n = len(begin)
     if ellipsis_mask & (ellipsis_mask - 1):
         raise invalid_argument("Multiple ellipses in slice spec not allowed")
-    if not ellipsis_mask:
+    if not ellipsis_mask & ((1 << n) - 1):  # no entry is the ellipsis (mask bits past the entries do not count)
         ellipsis_mask = 1 << n
         n += 1
         begin, end, strides = begin + [0], end + [0], strides + [1]
@@ -113,12 +113,12 @@ def _plan(
         dim = shape[i]
         if step == 0:
             raise invalid_argument(f"strides[{i}] must be non-zero")
-        if shrink:
-            pos = lo + dim if lo < 0 else lo
-            if not 0 <= pos < dim:
-                raise invalid_argument(f"slice index {lo} of dimension {i} out of bounds.")
+        if shrink:  # TF's kernel checks the stride first and names the index counted from the start
             if step <= 0:
                 raise invalid_argument("only stride 1 allowed on non-range indexing.")
+            pos = lo + dim if lo < 0 else lo
+            if not 0 <= pos < dim:
+                raise invalid_argument(f"slice index {pos} of dimension {i} out of bounds.")
             index.append(slice(pos, pos + 1, 1))
             sizes.append(1)
             continue
@@ -131,8 +131,9 @@ def _plan(
             return min(max(v, _lower), _upper)
 
         start, stop = canonical(lo, lo_masked, True), canonical(hi, hi_masked, False)
-        # -1 as a stop means "before index 0" here; numpy spells that None.
-        item = slice(start, None if stop < 0 else stop, step)
+        # -1 means "before index 0" here: as a stop numpy spells it None; as a start (a negative step) nothing
+        # is selected.
+        item = slice(0, 0, 1) if start < 0 else slice(start, None if stop < 0 else stop, step)
         index.append(item)
         sizes.append(len(range(*item.indices(dim))))
     final: list[int] = []
