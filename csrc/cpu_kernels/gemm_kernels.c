@@ -128,14 +128,21 @@ MTK_AVX512_INLINE void store_tile(const int R, const int W, __m512 (*acc)[2], fl
   }
 }
 
-/* The block of C this call will store, requested for writing now: its lines arrive while the products run (a
- * layer whose output does not stay in cache otherwise waits for every line at the store). */
-MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ldc, int m) {
+/* The block of C this call will store, requested for writing now, and the residual the epilogue adds to it, for
+ * reading: their lines arrive while the products run (a layer whose output does not stay in cache otherwise waits
+ * for every line at the store; the residual's prefetch made Xception's 1x1 convolution + Add at [8,19,19,728] 2 %
+ * faster on one thread). */
+MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ldc, int m, const mtk_post* post) {
+  const float* add = post != NULL ? post->add : NULL;
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) {
     if (i < m) {
       __builtin_prefetch(c + i * ldc, 1, 3);
       if (W == 2) __builtin_prefetch(c + i * ldc + 16, 1, 3);
+      if (add != NULL) {
+        __builtin_prefetch(add + i * post->ld_add, 0, 3);
+        if (W == 2) __builtin_prefetch(add + i * post->ld_add + 16, 0, 3);
+      }
     }
   }
 }
@@ -143,7 +150,7 @@ MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ld
 MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const float* restrict a,
                                    const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
                                    int n, const mtk_post* post) {
-  prefetch_c(R, W, c, ldc, m);
+  prefetch_c(R, W, c, ldc, m, post);
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -184,7 +191,7 @@ MTK_AVX512_INLINE void rows_loop(const int R, const int W, const int PF, int64_t
 MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const float* restrict a, int64_t lda,
                                  const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m, int n,
                                  const mtk_post* post) {
-  prefetch_c(R, W, c, ldc, m);
+  prefetch_c(R, W, c, ldc, m, post);
   const float* row[12];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
@@ -206,7 +213,7 @@ MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const flo
 MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, int64_t depth, const float* const* ptrs,
                                      const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
                                      int n, const mtk_post* post) {
-  prefetch_c(R, W, c, ldc, m);
+  prefetch_c(R, W, c, ldc, m, post);
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
