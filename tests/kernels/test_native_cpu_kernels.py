@@ -393,6 +393,8 @@ POOL_CASES = [
     ((2, 11, 11, 20), (3, 3), (2, 2), "VALID"),
     ((2, 6, 9, 150), (1, 3), (1, 2), "SAME"),  # one-row windows (the input row reduced in place), channel tails
     ((1, 70, 5, 3), (67, 2), (2, 1), "VALID"),  # windows over 64 rows (reduced 64 rows per pass)
+    ((1, 6, 7, 60), (3, 3), (1, 1), "SAME"),  # channel vectors four at a time: the last four with a tail
+    ((2, 5, 5, 128), (2, 2), (1, 1), "SAME"),  # ... two whole groups of four
 ]
 
 
