@@ -106,13 +106,6 @@ static void pool_rows(void* p, int64_t begin, int64_t end) {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-/* With AVX-512: each output pixel reduces its window straight from the input, four of the pixel's channel vectors
- * at a time, the accumulators in registers (one load per tap, one store per vector), and the input rows the next
- * output row adds are requested while this row runs. The prefetch made the windows 1.3-1.5x faster (Inception's
- * 3x3 average pools, Xception's 3x3 stride-2 max pools); reducing four vectors side by side instead of one chain of
- * dependent adds at a time made 3x3 average pools another 1.2-1.5x faster ([8,35,35,192] on one thread 1.07-1.12
- * -> 0.69-0.76 ms, [8,17,17,768] 1.02-1.05 -> 0.75). A NaN never wins a max (_mm512_max_ps returns its second
- * operand, the accumulator, when the first is NaN). */
 /* NV channel vectors of one output pixel (the last one under `last`): the window's taps reduced into NV
  * accumulators side by side, so that NV reductions are in flight instead of one chain of dependent adds or maxes
  * at a time. */
@@ -134,9 +127,17 @@ __attribute__((target("avx512f"), always_inline)) static inline void pool_vector
       }
     }
   }
-  for (int u = 0; u < NV; ++u) _mm512_mask_storeu_ps(out + u * 16, mask[u], is_max ? acc[u] : _mm512_mul_ps(acc[u], inv));
+  for (int u = 0; u < NV; ++u)
+    _mm512_mask_storeu_ps(out + u * 16, mask[u], is_max ? acc[u] : _mm512_mul_ps(acc[u], inv));
 }
 
+/* With AVX-512: each output pixel reduces its window straight from the input, four of the pixel's channel vectors
+ * at a time, the accumulators in registers (one load per tap, one store per vector), and the input rows the next
+ * output row adds are requested while this row runs. The prefetch made the windows 1.3-1.5x faster (Inception's
+ * 3x3 average pools, Xception's 3x3 stride-2 max pools); reducing four vectors side by side instead of one chain of
+ * dependent adds at a time made 3x3 average pools another 1.2-1.5x faster ([8,35,35,192] on one thread 1.07-1.12
+ * -> 0.69-0.76 ms, [8,17,17,768] 1.02-1.05 -> 0.75). A NaN never wins a max (_mm512_max_ps returns its second
+ * operand, the accumulator, when the first is NaN). */
 __attribute__((target("avx512f"))) static void pool_rows_avx512(void* p, int64_t begin, int64_t end) {
   PoolJob* j = (PoolJob*)p;
   const int64_t c = j->c, nv = (c + 15) / 16, rowlen = j->w * c;

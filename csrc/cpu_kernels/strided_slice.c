@@ -48,8 +48,12 @@ static void* slice_create(TF_OpKernelConstruction* ctx) {
   int64_t* masks = (int64_t*)calloc(5, sizeof(int64_t));
   static const char* const names[] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                       "shrink_axis_mask"};
+  if (masks == NULL) {
+    mtk_fail_construction(ctx, TF_RESOURCE_EXHAUSTED, "out of memory creating a StridedSlice kernel");
+    return NULL;
+  }
   TF_Status* s = TF_NewStatus();
-  for (int i = 0; masks != NULL && i < 5; ++i) {
+  for (int i = 0; i < 5; ++i) {
     int64_t v = 0;
     TF_OpKernelConstruction_GetAttrInt64(ctx, names[i], &v, s);
     masks[i] = TF_GetCode(s) == TF_OK ? v : 0;
@@ -228,7 +232,7 @@ static void slice_compute(void* state, TF_OpKernelContext* ctx) {
   while (tail > 0 && j.start[tail - 1] == 0 && j.step[tail - 1] == 1 && j.size[tail - 1] == TF_Dim(x, tail - 1))
     --tail;
   j.run_step = 1;
-  if (tail == 0) { /* not reached: that is the identity */
+  if (tail == 0) { /* every dim whole: the identity, returned above */
     j.dims = 0;
     j.run = total;
   } else if (j.step[tail - 1] == 1) {
