@@ -107,8 +107,8 @@ static void slice_compute(void* state, TF_OpKernelContext* ctx) {
   /* the sparse spec over the input's dims: the ellipsis (an entry's, or implied after the last entry when no
      entry is one: mask bits past the entries do not count) covers the dims no entry names; new axes take no
      input dim */
-  int implied = (ellipsis_mask & (((int64_t)1 << n) - 1)) == 0;
-  if (implied) ellipsis_mask |= (int64_t)1 << n;
+  int implied = ((uint64_t)ellipsis_mask & (((uint64_t)1 << n) - 1)) == 0;
+  if (implied) ellipsis_mask = (int64_t)((uint64_t)ellipsis_mask | (uint64_t)1 << n);
   const int entries = n + implied;
   int ellipsis_at = 0;
   while (!((ellipsis_mask >> ellipsis_at) & 1)) ++ellipsis_at;
@@ -189,10 +189,12 @@ static void slice_compute(void* state, TF_OpKernelContext* ctx) {
         last = hi[i] < 0 ? hi[i] + dim : hi[i];
         last = last < lower ? lower : (last > upper ? upper : last);
       }
-      int64_t count = stride > 0 ? (last - first + stride - 1) / stride : (first - last + (-stride) - 1) / (-stride);
+      /* elements from first toward last, one every |stride| (unsigned: any int64 stride, INT64_MIN included) */
+      const int64_t span = stride > 0 ? last - first : first - last;
+      const uint64_t every = stride > 0 ? (uint64_t)stride : (uint64_t)0 - (uint64_t)stride;
       j.start[i] = first;
       j.step[i] = stride;
-      j.size[i] = count > 0 ? count : 0;
+      j.size[i] = span > 0 ? (int64_t)(((uint64_t)span - 1) / every + 1) : 0;
     }
     identity = identity && j.start[i] == 0 && j.step[i] == 1 && j.size[i] == dim;
   }

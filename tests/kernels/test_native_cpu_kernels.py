@@ -1303,3 +1303,11 @@ def test_strided_slice_identity_and_large_slices_on_one_and_two_threads() -> Non
                 np.testing.assert_array_equal(got, x[tuple(slice(*t) for t in zip(b, e, s, strict=True))])
     finally:
         context.set_intra_op_parallelism_threads(before)
+
+
+@pytest.mark.parametrize("spec", [(0, 10, 2**63 - 1), (9, -11, -(2**63)), (-(2**63), 2**63 - 1, 3),
+                                  (2**63 - 1, -(2**63), -1)], ids=str)  # fmt: skip
+def test_strided_slice_extreme_int64_specs_match_the_numpy_kernel(spec: tuple[int, int, int]) -> None:
+    x = rand(10)
+    inputs = [x, *(np.array([v], np.int64) for v in spec)]
+    np.testing.assert_array_equal(run_kernel("StridedSlice", inputs), OP_FUNCTIONS["StridedSlice"](*inputs))
