@@ -1,5 +1,6 @@
 """Record what TensorFlow's ``tf.strings.as_string`` (``tf.as_string``), ``tf.strings.reduce_join`` and
-``tf.strings.bytes_split`` (StringSplit) build and compute, for modtensor's front-end and kernel tests.
+``tf.strings.bytes_split`` (StringSplit) build and compute, for modtensor's front-end and kernel tests (and
+``tf.strings.split`` of tensors of rank 2 and more: RaggedTensors of several ragged dimensions).
 
     /work/tfvenv/bin/python tools/make_golden_namespace_strings.py
 
@@ -34,6 +35,8 @@ FLOATS = "[0.0, -0.0, 1.5, -2.25, 1e10, 1e-10, 3.14159265358979, 123456789.0, 0.
 SPECIAL = "[float('nan'), -float('nan'), float('inf'), -float('inf')]"
 A2 = "tf.constant([['a', 'b'], ['c', 'd']])"
 B3 = "tf.reshape(tf.strings.as_string(tf.range(24)), [2, 3, 4])"
+M2 = "tf.constant([['ab', 'c'], ['', 'def']])"
+M3 = "tf.constant([['a b', 'c'], ['d', 'e f g'], ['', 'h']])"
 
 # (case id, snippet, modes) as in make_golden_frontend_ops.py; ids start with "nsstr_".
 CASES: list[tuple[str, str, str]] = [
@@ -181,6 +184,23 @@ CASES: list[tuple[str, str, str]] = [
     ("nsstr_bytes_split_function",
      "@tf.function\ndef f(s):\n  return tf.strings.bytes_split(s).values\nf(tf.constant(['ab', 'c']))", "e"),
     ("nsstr_bytes_split_err_not_string", "tf.strings.bytes_split(tf.constant([1, 2]))", "ge"),
+    # rank 2 and more: a RaggedTensor of one more rank, the input's dimensions outside (uniform rows)
+    ("nsstr_bytes_split_matrix", f"tf.strings.bytes_split({M2}).to_tensor()", "e"),
+    ("nsstr_bytes_split_matrix_splits", f"tf.strings.bytes_split({M2}).nested_row_splits[1]", "e"),
+    ("nsstr_split_matrix_flat_values", f"tf.strings.split({M3}).flat_values", "e"),
+    ("nsstr_split_matrix_row_splits", f"tf.strings.split({M3}).row_splits", "e"),
+    ("nsstr_split_matrix_inner_splits", f"tf.strings.split({M3}).values.row_splits", "e"),
+    ("nsstr_split_matrix_to_tensor", f"tf.strings.split({M3}).to_tensor('-')", "e"),
+    ("nsstr_split_matrix_ragged_rank", f"tf.constant(tf.strings.split({M3}).ragged_rank)", "e"),
+    ("nsstr_split_matrix_shape", f"tf.constant(tf.strings.split({M3}).shape.as_list()[:2])", "e"),
+    ("nsstr_split_matrix_row_lengths", f"tf.strings.split({M3}).values.row_lengths()", "e"),
+    ("nsstr_split_rank3_to_tensor", "tf.strings.split(tf.constant([[['a b', 'c']], [['', 'd e f']]])).to_tensor()",
+     "e"),
+    ("nsstr_split_rank3_splits", "tf.strings.split(tf.constant([[['a b', 'c']], [['', 'd e f']]]), sep=' ')"
+     ".nested_row_splits[2]", "e"),
+    ("nsstr_split_empty_matrix", "tf.strings.split(tf.constant([[], []], tf.string)).to_tensor()", "e"),
+    ("nsstr_split_matrix_function",
+     f"@tf.function\ndef f(s):\n  return tf.strings.split(s).to_tensor()\nf({M3})", "e"),
     ("nsstr_string_split_raw",
      "tf.raw_ops.StringSplit(input=['a,b,,c', ' x y ', ''], delimiter=', ', skip_empty=False)", "ge"),
     ("nsstr_string_split_raw_skip",

@@ -1,8 +1,12 @@
 """A minimal ``tf.RaggedTensor``: rows of different lengths as flat ``values`` plus int64 ``row_splits``.
 
-Enough for what ``tf.strings.split`` of a vector returns: ``values``, ``row_splits``,
-``row_lengths()``, ``nrows()``, ``to_list()`` (eager), ``to_tensor(default_value)``. The
-rest of TF's ragged API (ragged ops, nesting deeper than one ragged dimension) is not built.
+Enough for what ``tf.strings.split`` and ``bytes_split`` return: for a vector one ragged dimension;
+for a tensor of rank N >= 2 an N + 1 rank RaggedTensor whose outer dimensions are the input's (rows
+of uniform length, ``values`` itself a RaggedTensor, as TF's ``with_flat_values`` over
+``from_tensor``). ``values``, ``flat_values``, ``row_splits``, ``nested_row_splits``,
+``ragged_rank``, ``row_lengths()``, ``nrows()``, ``to_list()`` (eager),
+``to_tensor(default_value)``. The rest of TF's ragged API (ragged ops, ragged outer dimensions of
+different lengths) is not built.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from modtensor.api import array_ops
+from modtensor.api import array_ops, math_ops
 from modtensor.api.dispatch import apply_op
 from modtensor.framework import dtypes, tensor_shape
 from modtensor.framework.tensor import Tensor
@@ -22,11 +26,19 @@ __all__ = ["RaggedTensor"]
 class RaggedTensor:
     """``nrows`` rows of different lengths: row ``i`` is ``values[row_splits[i]:row_splits[i + 1]]``."""
 
-    def __init__(self, values: Tensor, row_splits: Tensor, sparse_indices: Tensor, nrows: Tensor) -> None:
+    def __init__(
+        self,
+        values: Tensor | RaggedTensor,
+        row_splits: Tensor,
+        sparse_indices: Tensor | None,
+        nrows: Tensor,
+        uniform_row_length: Any = None,
+    ) -> None:
         self._values = values
         self._row_splits = row_splits
-        self._sparse_indices = sparse_indices  # [len(values), 2]: (row, position in row) of each value
+        self._sparse_indices = sparse_indices  # [len(values), 2]: (row, position in row) of each value; or None
         self._nrows = nrows
+        self._uniform_row_length = uniform_row_length  # every row's length (int or Tensor), or None
 
     @classmethod
     def from_sparse_parts(cls, indices: Tensor, values: Tensor, dense_shape: Tensor) -> RaggedTensor:
@@ -38,15 +50,26 @@ class RaggedTensor:
         row_splits = array_ops.concat([np.zeros([1], np.int64), splits], 0)
         return cls(values, row_splits, indices, nrows)
 
+    @classmethod
+    def from_uniform_row_length(
+        cls, values: Tensor | RaggedTensor, uniform_row_length: Any, nrows: Any
+    ) -> RaggedTensor:
+        """``nrows`` rows of ``uniform_row_length`` elements of ``values`` each (ints or int64 scalars)."""
+        length = math_ops.cast(uniform_row_length, dtypes.int64)
+        count = math_ops.cast(nrows, dtypes.int64)
+        row_splits = apply_op("Range", start=np.int64(0), limit=count + 1, delta=np.int64(1)) * length
+        return cls(values, row_splits, None, count, uniform_row_length)
+
     @property
-    def values(self) -> Tensor:
-        """The rows' elements, concatenated."""
+    def values(self) -> Tensor | RaggedTensor:
+        """The rows' elements, concatenated (a RaggedTensor when there are more ragged dimensions inside)."""
         return self._values
 
     @property
     def flat_values(self) -> Tensor:
-        """The rows' elements, concatenated (one ragged dimension: the same as ``values``)."""
-        return self._values
+        """The innermost values: every element, concatenated."""
+        values = self._values
+        return values.flat_values if isinstance(values, RaggedTensor) else values
 
     @property
     def row_splits(self) -> Tensor:
@@ -54,18 +77,27 @@ class RaggedTensor:
         return self._row_splits
 
     @property
+    def nested_row_splits(self) -> tuple[Tensor, ...]:
+        """The row splits of every ragged dimension, outermost first."""
+        inner = self._values.nested_row_splits if isinstance(self._values, RaggedTensor) else ()
+        return (self._row_splits, *inner)
+
+    @property
     def dtype(self) -> dtypes.DType:
         return self._values.dtype
 
     @property
     def shape(self) -> tensor_shape.TensorShape:
-        """``[nrows, None]``."""
+        """``[nrows, row length (when uniform and known) or None, ...]``."""
         rows = self._row_splits.shape.as_list()[0]
-        return tensor_shape.TensorShape([None if rows is None else rows - 1, None])
+        length = self._uniform_row_length if isinstance(self._uniform_row_length, int) else None
+        inner = self._values.shape.as_list()[1:] if isinstance(self._values, RaggedTensor) else []
+        return tensor_shape.TensorShape([None if rows is None else rows - 1, length, *inner])
 
     @property
     def ragged_rank(self) -> int:
-        return 1
+        """How many dimensions are ragged (row-partitioned)."""
+        return 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0)
 
     def nrows(self) -> Tensor:
         """The number of rows (int64)."""
@@ -76,7 +108,12 @@ class RaggedTensor:
         return self._row_splits[1:] - self._row_splits[:-1]
 
     def to_tensor(self, default_value: Any = None) -> Tensor:
-        """A dense ``[nrows, longest row]`` tensor, short rows padded with ``default_value`` (0 or "")."""
+        """A dense ``[nrows, longest row, ...]`` tensor, short rows padded with ``default_value`` (0 or "")."""
+        if isinstance(self._values, RaggedTensor):  # rows of uniform length over an inner ragged tensor
+            inner = self._values.to_tensor(default_value)
+            rest = array_ops.shape(inner, out_type=dtypes.int64)[1:]
+            outer = array_ops.stack([self._nrows, math_ops.cast(self._uniform_row_length, dtypes.int64)])
+            return array_ops.reshape(inner, array_ops.concat([outer, rest], 0))
         width = apply_op("Max", input=self.row_lengths(), reduction_indices=0)
         width = apply_op("Maximum", x=width, y=np.int64(0))
         shape = array_ops.stack([self._nrows, width])
@@ -87,7 +124,8 @@ class RaggedTensor:
 
     def to_list(self) -> list[list[Any]]:
         """The rows as Python lists (eager only)."""
-        values = self._values.numpy().tolist()
+        inner = self._values
+        values = inner.to_list() if isinstance(inner, RaggedTensor) else inner.numpy().tolist()
         splits = self._row_splits.numpy().tolist()
         return [values[splits[i] : splits[i + 1]] for i in range(len(splits) - 1)]
 

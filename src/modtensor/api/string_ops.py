@@ -121,13 +121,7 @@ def bytes_split(input: Any, name: str | None = None) -> Any:  # noqa: A002
         if rank == 0:
             _, values, _ = apply_op("StringSplit", input=array_ops.stack([input]), delimiter="", skip_empty=False)
             return values
-        if rank != 1:
-            raise NotImplementedError(
-                "tf.strings.bytes_split of a tensor of rank 2 or more returns a RaggedTensor with several ragged "
-                "dimensions, which modtensor does not implement yet"
-            )
-        indices, values, shape = apply_op("StringSplit", input=input, delimiter="", skip_empty=False)
-        return RaggedTensor.from_sparse_parts(indices, values, shape)
+        return _split_rows(input, lambda vector: apply_op("StringSplit", input=vector, delimiter="", skip_empty=False))
 
 
 def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002
@@ -140,11 +134,28 @@ def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = No
             _, values, _ = apply_op("StringSplitV2", input=array_ops.expand_dims(input, 0),
                                     sep="" if sep is None else sep, maxsplit=maxsplit)  # fmt: skip
             return values
-        if rank != 1:
-            raise NotImplementedError(
-                "tf.strings.split of a tensor of rank other than 0 or 1 returns a RaggedTensor with several ragged "
-                "dimensions, which modtensor does not implement yet"
-            )
-        indices, values, shape = apply_op("StringSplitV2", input=input, sep="" if sep is None else sep,
-                                          maxsplit=maxsplit)  # fmt: skip
-        return RaggedTensor.from_sparse_parts(indices, values, shape)
+        if rank is None:
+            raise ValueError("input must have a statically-known rank.")
+        return _split_rows(
+            input, lambda vector: apply_op("StringSplitV2", input=vector, sep="" if sep is None else sep,
+                                           maxsplit=maxsplit)  # fmt: skip
+        )
+
+
+def _split_rows(input: Tensor, split_vector: Any) -> RaggedTensor:  # noqa: A002
+    """A split op's sparse result on the strings of ``input`` (rank >= 1) as a RaggedTensor of one more rank: for a
+    vector its rows; for rank N >= 2 the strings split as one vector, then grouped by the input's dimensions from the
+    innermost out (rows of uniform length), as TF's ``with_flat_values`` over ``from_tensor``."""
+    rank = input.shape.rank
+    flat = input if rank == 1 else array_ops.reshape(input, [-1])
+    indices, values, shape = split_vector(flat)
+    result = RaggedTensor.from_sparse_parts(indices, values, shape)
+    if rank == 1:
+        return result
+    dims = array_ops.shape(input, out_type=dtypes.int64)
+    static = input.shape.as_list()
+    for d in range(rank - 1, 0, -1):
+        length = static[d] if static[d] is not None else dims[d]
+        outer = apply_op("Prod", input=dims[:d], reduction_indices=np.int32(0))
+        result = RaggedTensor.from_uniform_row_length(result, length, outer)
+    return result
