@@ -209,6 +209,38 @@ CASES: list[tuple[str, str, str]] = [
     ("core_stateless_truncated_normal_function",
      "@tf.function\ndef f(s):\n  return tf.random.stateless_truncated_normal([5], seed=s)\n"
      "f(tf.constant([4, 5], tf.int64))", "e"),
+    # ------------------------------------------------ alg: TF's key and counter per algorithm (Philox on CPU)
+    ("core_stateless_alg_philox", "tf.random.stateless_uniform([2, 3], seed=[1, 2], alg='philox')", "ge"),
+    ("core_stateless_alg_philox_enum",
+     "tf.random.stateless_normal([4], seed=[5, 6], alg=tf.random.Algorithm.PHILOX)", "e"),
+    ("core_stateless_alg_philox_int",
+     "tf.random.stateless_uniform([3], seed=[1, 2], minval=0, maxval=10, dtype=tf.int32, alg=1)", "e"),
+    ("core_stateless_alg_philox_truncated",
+     "tf.random.stateless_truncated_normal([5], seed=[7, -8], alg=' Phi-lox ')", "e"),
+    ("core_stateless_alg_philox_full_int",
+     "tf.random.stateless_uniform([3], seed=[2**40, 3], minval=None, maxval=None, dtype=tf.uint64, alg='philox')",
+     "e"),
+    ("core_stateless_alg_auto_enum",
+     "tf.random.stateless_uniform([2], seed=[1, 2], alg=tf.random.Algorithm.AUTO_SELECT)", "e"),
+    ("core_stateless_alg_philox_function",
+     "@tf.function\ndef f(s):\n  return tf.random.stateless_uniform([3], seed=s, alg='philox')\n"
+     "f(tf.constant([4, 5], tf.int64))", "e"),
+    ("core_stateless_alg_threefry", "tf.random.stateless_uniform([3], seed=[1, 2], alg='threefry')", "e"),
+    ("core_stateless_alg_bad_name", "tf.random.stateless_uniform([3], seed=[1, 2], alg='bogus')", "e"),
+    ("core_stateless_alg_bad_int", "tf.random.stateless_normal([3], seed=[1, 2], alg=7)", "e"),
+    ("core_stateless_alg_bad_type", "tf.random.stateless_uniform([3], seed=[1, 2], alg=2.5)", "e"),
+    ("core_stateless_v2_threefry_id",
+     "tf.raw_ops.StatelessRandomUniformV2(shape=[2], key=tf.constant([5], tf.uint64),"
+     " counter=tf.constant([1, 2], tf.uint64), alg=2)", "e"),
+    ("core_stateless_v2_unknown_id",
+     "tf.raw_ops.StatelessRandomNormalV2(shape=[2], key=tf.constant([5], tf.uint64),"
+     " counter=tf.constant([1, 2], tf.uint64), alg=5)", "e"),
+    ("core_stateless_v2_key_rank",
+     "tf.raw_ops.StatelessRandomUniformV2(shape=[2], key=tf.constant([[5]], tf.uint64),"
+     " counter=tf.constant([1, 2], tf.uint64), alg=1)", "e"),
+    ("core_stateless_v2_counter_rank",
+     "tf.raw_ops.StatelessRandomUniformV2(shape=[2], key=tf.constant([5], tf.uint64),"
+     " counter=tf.constant([[1, 2]], tf.uint64), alg=3)", "e"),
     # ------------------------------------------------------------------ tf.random.truncated_normal (TruncatedNormal)
     ("core_truncated_normal", "tf.random.truncated_normal([3, 5], seed=7)", "ge"),
     ("core_truncated_normal_args",

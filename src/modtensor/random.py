@@ -4,6 +4,7 @@
 
 from modtensor.api.random_ops import categorical, normal, set_seed, shuffle, truncated_normal, uniform
 from modtensor.api.stateless_random_ops import (
+    Algorithm,
     stateless_categorical,
     stateless_normal,
     stateless_truncated_normal,
@@ -11,6 +12,7 @@ from modtensor.api.stateless_random_ops import (
 )
 
 __all__ = [
+    "Algorithm",
     "categorical",
     "normal",
     "set_seed",

@@ -1,34 +1,99 @@
 """``tf.random.stateless_uniform`` and ``stateless_normal`` as TF 2.21 builds them: the seed pair becomes a
 Philox key and counter (``StatelessRandomGetKeyCounter``) and ``StatelessRandomUniformV2`` /
 ``StatelessRandomUniformIntV2`` / ``StatelessRandomNormalV2`` draw from them, so a seed gives TF's numbers
-in any program, eagerly or in a graph. Only ``alg="auto_select"`` (Philox on CPU) is built.
+in any program, eagerly or in a graph. ``alg`` takes TF's values (``"auto_select"``, ``"philox"``,
+``"threefry"``, their ids 3, 1, 2, or ``tf.random.Algorithm``) and builds TF's key and counter for each:
+``"philox"`` scrambles the seed with ``StatelessRandomUniformFullIntV2`` as TF's Python does (the same numbers
+as ``auto_select`` on CPU), ``"threefry"`` passes the seed through and fails in the kernel as on TF's CPU.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
+import numpy as np
+
+from modtensor.api import array_ops
 from modtensor.api import math_ops as math
 from modtensor.api.dispatch import apply_op
-from modtensor.api.op_scope import convert_to_tensor, op_scope
+from modtensor.api.op_scope import constant, convert_to_tensor, op_scope
 from modtensor.api.random_ops import _shape_tensor
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
 
-__all__ = ["stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform"]
+__all__ = ["Algorithm", "stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform"]
 
-_AUTO_SELECT = 3
+
+class Algorithm(enum.Enum):
+    """A random-number algorithm of the stateless ops (``tf.random.Algorithm``; TF's ids)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+_AUTO_SELECT = Algorithm.AUTO_SELECT.value
+_PHILOX_SCRAMBLE_KEY = 0x02461E293EC8F720  # TF's key for turning a seed into a Philox key and counter
+
+
+def _unsupported_alg(alg: Any) -> str:
+    """TF's message for an ``alg`` it does not know, its choices spelled as ``alg`` was."""
+    if isinstance(alg, int):
+        names: tuple[Any, ...] = tuple(a.value for a in Algorithm)
+    elif isinstance(alg, str):
+        names = ("philox", "threefry", "auto_select")
+    else:
+        names = tuple(Algorithm)
+    return (
+        f"Argument `alg` got unsupported value {alg}. Supported values are {names[0]} for the Philox algorithm, "
+        f"{names[1]} for the ThreeFry algorithm, and {names[2]} for auto-selection."
+    )
+
+
+def _alg_id(alg: Any) -> int:
+    """TF's ``convert_alg_to_int``: an int as it is, an ``Algorithm``'s value, a name (any case, ``-``/``_``)."""
+    if alg is None:
+        return _AUTO_SELECT
+    if isinstance(alg, int):
+        return alg
+    if isinstance(alg, Algorithm):
+        return alg.value
+    if isinstance(alg, Tensor) and hasattr(alg, "numpy"):
+        return int(alg.numpy())
+    if isinstance(alg, str):
+        canon = alg.strip().lower().replace("-", "").replace("_", "")
+        ids = {"philox": Algorithm.PHILOX.value, "threefry": Algorithm.THREEFRY.value, "autoselect": _AUTO_SELECT}
+        if canon not in ids:
+            raise ValueError(_unsupported_alg(alg))
+        return ids[canon]
+    raise TypeError(f"Can't convert argument `alg` (of value {alg} and type {type(alg)}) to int.")
+
+
+def _uint32s_to_uint64(x: Tensor) -> Tensor:
+    """Two uint32 words (low, high) as one uint64."""
+    low = math.cast(x[0], dtypes.uint64)
+    high = math.cast(x[1], dtypes.uint64)
+    return apply_op("BitwiseOr", x=low, y=apply_op("LeftShift", x=high, y=constant(32, dtypes.uint64)))
 
 
 def _key_counter_alg(seed: Any, alg: Any) -> tuple[Tensor, Tensor, int]:
-    """TF's ``get_key_counter_alg`` for ``auto_select``: the key and counter of ``seed`` and the algorithm id."""
-    if alg is None:
-        alg = _AUTO_SELECT
-    if isinstance(alg, str) and alg.strip().lower().replace("-", "").replace("_", "") == "autoselect":
-        alg = _AUTO_SELECT
-    if alg != _AUTO_SELECT:
-        raise NotImplementedError(f"modtensor builds stateless random ops for alg='auto_select' only, not {alg!r}")
-    key, counter = apply_op("StatelessRandomGetKeyCounter", seed=seed)
+    """TF's ``get_key_counter_alg``: the key and counter the V2 ops take for ``seed``, and the algorithm id."""
+    alg = _alg_id(alg)
+    if alg == _AUTO_SELECT:
+        key, counter = apply_op("StatelessRandomGetKeyCounter", seed=seed)
+    elif alg == Algorithm.PHILOX.value:  # the scrambling StatelessRandomGetKeyCounter does, in ops
+        scramble_key = constant([_PHILOX_SCRAMBLE_KEY], dtypes.uint64)
+        mix = apply_op("StatelessRandomUniformFullIntV2", shape=np.array([4], np.int32), key=scramble_key,
+                       counter=math.cast(seed, dtypes.uint64), alg=np.int32(Algorithm.PHILOX.value),
+                       dtype=dtypes.uint32)  # fmt: skip
+        key = array_ops.reshape(_uint32s_to_uint64(mix[:2]), [1])
+        counter = array_ops.stack([np.uint64(0), _uint32s_to_uint64(mix[2:])], axis=0)
+    elif alg == Algorithm.THREEFRY.value:
+        key = array_ops.reshape(_uint32s_to_uint64(math.cast(seed, dtypes.uint32)), [1])
+        counter = array_ops.zeros([1], dtypes.uint64)
+    else:
+        raise ValueError(_unsupported_alg(alg))
     return key, counter, alg
 
 

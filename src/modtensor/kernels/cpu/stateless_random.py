@@ -31,15 +31,25 @@ def stateless_random_get_key_counter(seed: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _philox_state(key: np.ndarray, counter: np.ndarray, alg: np.ndarray) -> tuple[int, int, int]:
-    """(Philox key, high counter, low counter) from the op's inputs; only Philox runs on CPU, as in TF."""
+    """(Philox key, high counter, low counter) from the op's inputs; only Philox runs on CPU, as in TF.
+
+    TF 2.21's checks in its order: the key's shape, then the counter's length against the algorithm (auto_select
+    counts as Philox; TF asks at least as many counter words as the algorithm's id: 2 for ThreeFry), then the
+    algorithm."""
     algorithm = int(np.asarray(alg))
-    if algorithm not in (_PHILOX, _AUTO_SELECT):
-        raise invalid_argument(f"Unsupported algorithm id: {algorithm}")
-    key, counter = np.asarray(key).reshape(-1), np.asarray(counter).reshape(-1)
+    effective = _PHILOX if algorithm == _AUTO_SELECT else algorithm
+    key, counter = np.asarray(key), np.asarray(counter)
     if key.shape != (1,):
         raise invalid_argument(
             f"key must have shape [1], not {shape_str(key.shape)}. (Note that batched keys are not supported yet.)"
         )
+    if counter.ndim != 1 or counter.shape[0] < effective:
+        raise invalid_argument(
+            f"counter must be a vector with length at least {effective}; got shape: {shape_str(counter.shape)}. "
+            "(Note that batched counters are not supported yet.)"
+        )
+    if effective != _PHILOX:
+        raise invalid_argument(f"Unsupported algorithm id: {algorithm}")
     if counter.size < 2:
         raise invalid_argument(f"For the Philox algorithm, the size of state must be at least 2; got {counter.size}")
     return int(key[0]), int(counter[1]), int(counter[0])
