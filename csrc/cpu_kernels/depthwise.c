@@ -165,27 +165,24 @@ typedef int64_t (*dw_row_fn)(const float*, const float*, int64_t, int64_t, int64
                              int64_t, int64_t);
 typedef void (*dw_pix_fn)(const float*, const float*, int64_t, int64_t, int64_t, const float*, int, float*, int64_t);
 
-/* The pixel-major row kernel for (kw, stride), or NULL; the same cases as dw_row_kernel. */
-static dw_pix_fn dw_pix_kernel(int64_t kw, int64_t sw, int64_t dw) {
-  if (dw != 1) return NULL;
-  if (sw == 1 && kw == 3) return dw_pix_k3s1;
-  if (sw == 1 && kw == 5) return dw_pix_k5s1;
-  if (sw == 1 && kw == 7) return dw_pix_k7s1;
-  if (sw == 2 && kw == 3) return dw_pix_k3s2;
-  if (sw == 2 && kw == 5) return dw_pix_k5s2;
-  if (sw == 2 && kw == 7) return dw_pix_k7s2;
-  return NULL;
-}
+/* The register-blocked kernels of one (filter width, stride): a channel vector over a row, and the pixel-major
+ * form of the same blocks. */
+typedef struct {
+  int64_t kw, sw;
+  dw_row_fn row;
+  dw_pix_fn pix;
+} DwKernels;
 
-/* The register-blocked row kernel for (kw, stride), or NULL (the tap loop). */
-static dw_row_fn dw_row_kernel(int64_t kw, int64_t sw, int64_t dw) {
-  if (dw != 1) return NULL;
-  if (sw == 1 && kw == 3) return dw_row_k3s1;
-  if (sw == 1 && kw == 5) return dw_row_k5s1;
-  if (sw == 1 && kw == 7) return dw_row_k7s1;
-  if (sw == 2 && kw == 3) return dw_row_k3s2;
-  if (sw == 2 && kw == 5) return dw_row_k5s2;
-  if (sw == 2 && kw == 7) return dw_row_k7s2;
+static const DwKernels kDwKernels[] = {
+    {3, 1, dw_row_k3s1, dw_pix_k3s1}, {5, 1, dw_row_k5s1, dw_pix_k5s1}, {7, 1, dw_row_k7s1, dw_pix_k7s1},
+    {3, 2, dw_row_k3s2, dw_pix_k3s2}, {5, 2, dw_row_k5s2, dw_pix_k5s2}, {7, 2, dw_row_k7s2, dw_pix_k7s2},
+};
+
+/* The kernels for (kw, stride) without dilation along W, or NULL (the tap loop). */
+static const DwKernels* dw_kernels(int64_t kw, int64_t sw, int64_t dw) {
+  for (size_t i = 0; dw == 1 && i < sizeof kDwKernels / sizeof *kDwKernels; ++i) {
+    if (kDwKernels[i].kw == kw && kDwKernels[i].sw == sw) return &kDwKernels[i];
+  }
   return NULL;
 }
 
@@ -239,7 +236,8 @@ __attribute__((target("avx512f"))) static void dw_tile_tasks(void* p, int64_t be
     for (int64_t ky = 0, t = 0; ky < j->kh; ++ky)
       for (int64_t kx = 0; kx < j->kw; ++kx, ++t) toff[t] = (ky * j->dh * wp + kx * j->dw) * cbp;
     const int64_t step = j->sw * cbp, rstride = j->dh * wp * cbp;
-    const dw_row_fn krow = dw_row_kernel(j->kw, j->sw, j->dw);
+    const DwKernels* ks = dw_kernels(j->kw, j->sw, j->dw);
+    const dw_row_fn krow = ks != NULL ? ks->row : NULL;
     __m512 wv[MAX_TAPS];
     for (int64_t oy = oy0; oy < oy1; ++oy) {
       float* yrow = j->y + ((b * j->oh + oy) * j->ow) * c;
@@ -331,9 +329,9 @@ __attribute__((target("avx512f"))) static void dw_direct_tasks(void* p, int64_t 
  * [8,10,10,1536] 0.66 -> 0.42) and there are rows enough for whole-row tasks (else the tile's channel groups share
  * the work better). 1: done. */
 static int dw_direct(const mtk_dw_job* j) {
-  dw_row_fn krow = dw_row_kernel(j->kw, j->sw, j->dw);
-  if (krow == NULL || j->dh != 1 || j->c < 256 || j->n * j->oh < 16) return 0;
-  DwDirect d = {j, krow, j->c > 256 ? dw_pix_kernel(j->kw, j->sw, j->dw) : NULL, 1, j->oh};
+  const DwKernels* ks = dw_kernels(j->kw, j->sw, j->dw);
+  if (ks == NULL || j->dh != 1 || j->c < 256 || j->n * j->oh < 16) return 0;
+  DwDirect d = {j, ks->row, j->c > 256 ? ks->pix : NULL, 1, j->oh};
   /* bands of rows: about 4 tasks per thread over the batch, whole rows each */
   int64_t want = 4 * (int64_t)mtk_num_threads();
   int64_t bands = (want + j->n - 1) / j->n;

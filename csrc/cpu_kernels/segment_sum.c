@@ -79,7 +79,7 @@ static void segment_sum_compute(void* state, TF_OpKernelContext* ctx) {
     T* o = (T*)TF_TensorData(out);                                       \
     const T* x = (const T*)TF_TensorData(data);                          \
     for (int64_t i = 0; i < n; ++i) {                                    \
-      int64_t v = mtk_int_at(id, id_type, i);                                 \
+      int64_t v = mtk_int_at(id, id_type, i);                            \
       if (v < 0) continue;                                               \
       T* d = o + v * slice;                                              \
       const T* r = x + i * slice;                                        \
