@@ -187,138 +187,284 @@ static void run_conv(ConvJob* j) {
 
 /* ------------------------------------------------------------------ implicit GEMM */
 
-/* Convolutions with a filter larger than 1x1 (or strided) run without a patch matrix: each task lists, for its output
- * rows, where the input of every filter tap starts, and the indirect micro-kernel reads those inputs in place, the
- * block of C in registers over all KH * KW * C products. This saves writing and re-reading the KH * KW times larger
- * patch matrix (and, for the layers with few output rows, building it once per column block).
+/* Convolutions with a filter larger than 1x1 (or strided) run without a patch matrix: the indirect micro-kernel reads,
+ * for each output pixel of its block, the input under every filter tap in place, the block of C in registers over all
+ * of them. This saves writing and re-reading the KH * KW times larger patch matrix.
  *
- * Without dilation along W, a tap is a whole filter row: the KW pixels it covers are KW * C contiguous floats of NHWC
- * input, so a row lists KH pointers (one per filter row) with a depth of KW * C each, the filter's [KH, KW * C, OC]
- * layout. A filter row that reaches past the left or right edge is copied into the task's scratch with its padding
- * zeroed; one above or below the input is a zero run. Small C (the RGB stems, C = 3: 9 or 21 floats per filter row)
- * thereby runs as an implicit GEMM too. With dilation along W, a tap is one filter pixel (depth C). */
+ * Without dilation along W, a tap is a filter row: the KW pixels it covers are KW * C contiguous floats of NHWC input
+ * (so small C, the RGB stems' 3 channels, still makes long runs). With dilation along W, a tap is one filter pixel.
+ *
+ * Padding is never multiplied. The output pixels are grouped into classes by which filter rows [ky0, ky1) and filter
+ * columns [kx0, kx1) fall inside the input for them (the pixels of the first output row miss the top filter rows,
+ * those of the first column the left ones, and so on; every interior pixel has the whole filter), and a block of up to
+ * MR pixels is always taken from one class: it runs only its class's taps, each read in place, with B's rows for them
+ * (on an 8x8 map a sixth of a 3x3 filter's taps lie in the padding, on 17x17 a tenth of a 1x7 one's; oneDNN skips
+ * them too). The tap ranges change monotonically across the map, so a class is a box [oy0, oy1) x [ox0, ox1) of every
+ * image, its pixels numbered in raster order through the batch. The blocks are ordered by their first pixel, and the
+ * tasks' shares of them are cut by work (a border block runs fewer taps, and one of a thin class's blocks holds a
+ * pixel of each of 12 images: by count, the first task would get every class's first block). */
+typedef struct {
+  int64_t oy0, oy1, ox0, ox1; /* the output pixels of the class, in every image */
+  int64_t ky0, ky1, kx0, kx1; /* the filter taps inside the input for them */
+  int64_t ntaps, depth;       /* runs the micro-kernel reads: filter rows of (kx1 - kx0) * C, or pixels of C */
+  int64_t boff;               /* its taps' offsets into a packed B panel start at plan.boff[boff] */
+} ConvClass;
+
+typedef struct {
+  int64_t cls, count; /* the block's class, and pixels (1..MR) */
+  int64_t q0;         /* its first pixel's number within the class */
+  int64_t first;      /* that pixel's index in the output */
+} ConvBlock;
+
+typedef struct {
+  ConvClass* classes;
+  ConvBlock* blocks;
+  int64_t* boff;
+  int64_t* work; /* work[u]: the multiply-adds of the blocks before block u, per output column; work[nblocks]: all */
+  int64_t nblocks, max_taps;
+} ConvPlan;
+
+/* The filter taps [lo, hi) of one axis that fall inside the input for output position o (lo == hi: none). */
+static void tap_range(const mtk_axis* a, int64_t in, int64_t k, int64_t o, int64_t* lo, int64_t* hi) {
+  const int64_t i0 = o * a->stride - a->pad_before, d = a->dilation;
+  int64_t l = i0 >= 0 ? 0 : (-i0 + d - 1) / d;
+  int64_t h = in - i0 <= 0 ? 0 : (in - i0 + d - 1) / d;
+  if (h > k) h = k;
+  if (l > h) l = h;
+  *lo = l;
+  *hi = h;
+}
+
+/* Cuts [0, out) into runs of positions with the same tap range: starts[i] .. starts[i + 1]; returns the count. */
+static int64_t tap_segments(const mtk_axis* a, int64_t in, int64_t k, int64_t out, int64_t* starts, int64_t* lo,
+                            int64_t* hi) {
+  int64_t n = 0, pl = -1, ph = -1;
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t l, h;
+    tap_range(a, in, k, o, &l, &h);
+    if (l != pl || h != ph) {
+      starts[n] = o;
+      lo[n] = l;
+      hi[n] = h;
+      ++n;
+      pl = l;
+      ph = h;
+    }
+  }
+  starts[n] = out;
+  return n;
+}
+
+static void conv_plan_free(ConvPlan* p) {
+  free(p->classes);
+  free(p->blocks);
+  free(p->boff);
+  free(p->work);
+  memset(p, 0, sizeof *p);
+}
+
+/* The classes and blocks of j's output pixels (see above) for micro-tiles of mr rows and B panels nr wide. */
+static int conv_plan_build(const ConvJob* j, int mr, int nr, ConvPlan* p) {
+  memset(p, 0, sizeof *p);
+  const int rows_as_taps = j->aw.dilation == 1;
+  int64_t* seg = (int64_t*)malloc((size_t)(3 * (j->oh + 1) + 3 * (j->ow + 1)) * sizeof(int64_t));
+  if (seg == NULL) return -1;
+  int64_t *ys = seg, *ylo = ys + j->oh + 1, *yhi = ylo + j->oh + 1;
+  int64_t *xs = yhi + j->oh + 1, *xlo = xs + j->ow + 1, *xhi = xlo + j->ow + 1;
+  const int64_t nys = tap_segments(&j->ah, j->h, j->kh, j->oh, ys, ylo, yhi);
+  const int64_t nxs = tap_segments(&j->aw, j->wd, j->kw, j->ow, xs, xlo, xhi);
+  const int64_t ncls = nys * nxs;
+  int64_t total_taps = 0;
+  p->classes = (ConvClass*)calloc((size_t)ncls, sizeof(ConvClass));
+  if (p->classes == NULL) goto fail;
+  for (int64_t a = 0; a < nys; ++a) {
+    for (int64_t b = 0; b < nxs; ++b) {
+      ConvClass* cl = &p->classes[a * nxs + b];
+      cl->oy0 = ys[a];
+      cl->oy1 = ys[a + 1];
+      cl->ox0 = xs[b];
+      cl->ox1 = xs[b + 1];
+      cl->ky0 = ylo[a];
+      cl->ky1 = yhi[a];
+      cl->kx0 = xlo[b];
+      cl->kx1 = xhi[b];
+      const int64_t rows = cl->ky1 - cl->ky0, cols = cl->kx1 - cl->kx0;
+      cl->ntaps = rows * cols == 0 ? 0 : rows_as_taps ? rows : rows * cols;
+      cl->depth = rows_as_taps ? cols * j->c : j->c;
+      cl->boff = total_taps;
+      total_taps += cl->ntaps;
+      if (cl->ntaps > p->max_taps) p->max_taps = cl->ntaps;
+    }
+  }
+  p->boff = (int64_t*)malloc((size_t)(total_taps > 0 ? total_taps : 1) * sizeof(int64_t));
+  if (p->boff == NULL) goto fail;
+  int64_t nblocks = 0;
+  for (int64_t i = 0; i < ncls; ++i) {
+    const ConvClass* cl = &p->classes[i];
+    int64_t* off = p->boff + cl->boff;
+    for (int64_t ky = cl->ky0; ky < cl->ky1 && cl->ntaps > 0; ++ky) {
+      if (rows_as_taps) {
+        *off++ = (ky * j->kw + cl->kx0) * j->c * nr;
+      } else {
+        for (int64_t kx = cl->kx0; kx < cl->kx1; ++kx) *off++ = (ky * j->kw + kx) * j->c * nr;
+      }
+    }
+    nblocks += (j->n * (cl->oy1 - cl->oy0) * (cl->ox1 - cl->ox0) + mr - 1) / mr;
+  }
+  /* the blocks of each class in order, then sorted by their first pixel's output row (a counting sort) */
+  ConvBlock* unsorted = (ConvBlock*)malloc((size_t)(nblocks > 0 ? nblocks : 1) * sizeof(ConvBlock));
+  p->blocks = (ConvBlock*)malloc((size_t)(nblocks > 0 ? nblocks : 1) * sizeof(ConvBlock));
+  const int64_t out_rows = j->n * j->oh;
+  int64_t* start = (int64_t*)calloc((size_t)(out_rows + 1), sizeof(int64_t));
+  if (unsorted == NULL || p->blocks == NULL || start == NULL) {
+    free(unsorted);
+    free(start);
+    goto fail;
+  }
+  ConvBlock* bl = unsorted;
+  for (int64_t i = 0; i < ncls; ++i) {
+    const ConvClass* cl = &p->classes[i];
+    const int64_t w = cl->ox1 - cl->ox0, plane = (cl->oy1 - cl->oy0) * w, npix = j->n * plane;
+    for (int64_t q = 0; q < npix; q += mr, ++bl) {
+      const int64_t b = q / plane, r = q % plane, oy = cl->oy0 + r / w, ox = cl->ox0 + r % w;
+      bl->cls = i;
+      bl->count = npix - q < mr ? npix - q : mr;
+      bl->q0 = q;
+      bl->first = (b * j->oh + oy) * j->ow + ox;
+      ++start[bl->first / j->ow + 1];
+    }
+  }
+  for (int64_t r = 0; r < out_rows; ++r) start[r + 1] += start[r];
+  for (int64_t i = 0; i < nblocks; ++i) p->blocks[start[unsorted[i].first / j->ow]++] = unsorted[i];
+  free(unsorted);
+  free(start);
+  p->nblocks = nblocks;
+  p->work = (int64_t*)malloc((size_t)(nblocks + 1) * sizeof(int64_t));
+  if (p->work == NULL) goto fail;
+  p->work[0] = 0;
+  for (int64_t u = 0; u < nblocks; ++u) { /* the micro-kernel's rows (4, 8 or 12) times its depth, + the store */
+    const ConvBlock* bl = &p->blocks[u];
+    const ConvClass* cl = &p->classes[bl->cls];
+    const int64_t rows = (bl->count + 3) / 4 * 4;
+    p->work[u + 1] = p->work[u] + rows * (cl->ntaps * cl->depth + 16);
+  }
+  free(seg);
+  return 0;
+fail:
+  free(seg);
+  conv_plan_free(p);
+  return -1;
+}
+
 typedef struct {
   const ConvJob* j;
   const mtk_packed_b* pb;
-  mtk_grid grid;
-  int64_t ntaps, depth; /* runs of `depth` floats per output row: KH of KW * C, or KH * KW of C */
+  ConvPlan plan;
+  mtk_grid grid; /* over plan.nblocks * MR rows; a task's blocks are cut by work (block_split) */
   int failed;
 } IndirectJob;
+
+/* The first block of row tile `tile` of `tiles`: where the work done before it reaches tile / tiles of the whole. */
+static int64_t block_split(const ConvPlan* p, int64_t tile, int64_t tiles) {
+  if (tile >= tiles) return p->nblocks;
+  const int64_t goal = (int64_t)((double)p->work[p->nblocks] * (double)tile / (double)tiles);
+  int64_t lo = 0, hi = p->nblocks; /* the first u with work[u] >= goal */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (p->work[mid] < goal) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/* The epilogue the micro-kernels could not apply, over block bl's pixels (runs of consecutive ones at a time). */
+static void block_epilogue(const ConvJob* j, const ConvBlock* bl, const int64_t* rowidx, int64_t c0, int64_t c1) {
+  for (int64_t i = 0; i < bl->count;) {
+    int64_t e = i + 1;
+    while (e < bl->count && rowidx[e] == rowidx[e - 1] + 1) ++e;
+    mtk_epilogue_block(j->ep, j->y, j->oc, bl->first + rowidx[i], bl->first + rowidx[e - 1] + 1, c0, c1);
+    i = e;
+  }
+}
 
 static void indirect_tasks(void* p, int64_t begin, int64_t end) {
   IndirectJob* ij = (IndirectJob*)p;
   const ConvJob* j = ij->j;
+  const ConvPlan* plan = &ij->plan;
   const mtk_packed_b* pb = ij->pb;
   const mtk_gemm_arch* ar = pb->arch;
   const int mr = ar->mr, nr = ar->nr;
-  const int64_t ntaps = ij->ntaps, depth = ij->depth, c = j->c, ohw = j->oh * j->ow;
-  const int rows_as_taps = ntaps == j->kh; /* a tap is a filter row (KW * C floats) */
+  const int rows_as_taps = j->aw.dilation == 1;
+  const int64_t mt = plan->max_taps > 0 ? plan->max_taps : 1;
+  /* the geometry in locals: the pointer stores could alias the job's fields */
+  const int64_t h = j->h, wd = j->wd, c = j->c, sy = j->ah.stride, sx = j->aw.stride;
+  const int64_t dy = j->ah.dilation, dx = j->aw.dilation, py = j->ah.pad_before, px = j->aw.pad_before;
+  const int64_t oh = j->oh, ow = j->ow;
+  const float* const x = j->x;
   for (int64_t t = begin; t < end; ++t) {
     int64_t r0, r1, c0, c1;
     mtk_grid_task(&ij->grid, t, &r0, &r1, &c0, &c1);
-    if (r1 <= r0 || c1 <= c0) continue;
-    int64_t tiles = (r1 - r0 + mr - 1) / mr;
-    /* the output rows whose filter rows cross the left or right edge (their copies go to scratch) */
-    int64_t b = r0 / ohw, rem = r0 % ohw, oy0 = rem / j->ow, ox0 = rem % j->ow;
-    int64_t edges = 0;
-    if (rows_as_taps) {
-      for (int64_t r = r0, ox = ox0; r < r1; ++r) {
-        int64_t ix0 = ox * j->aw.stride - j->aw.pad_before;
-        edges += ix0 < 0 || ix0 + j->kw > j->wd;
-        if (++ox == j->ow) ox = 0;
-      }
-    }
-    float* zero = mtk_scratch(2, (size_t)(depth + edges * j->kh * depth));
-    const float** ptrs = (const float**)(void*)mtk_scratch(3, (size_t)(tiles * mr * ntaps) * 2);
-    if (zero == NULL || ptrs == NULL) {
+    const int64_t tile = t / ij->grid.col_blocks;
+    const int64_t u0 = block_split(plan, tile, ij->grid.tiles), nb = block_split(plan, tile + 1, ij->grid.tiles) - u0;
+    if (nb <= 0 || c1 <= c0) continue;
+    /* ptrs[(u * mt + tap) * mr + i]: block u, pixel i; rowidx[u * mr + i]: the pixel's output index from the first */
+    const float** ptrs = (const float**)(void*)mtk_scratch(3, (size_t)(nb * mt * mr) * 2);
+    int64_t* rowidx = (int64_t*)(void*)mtk_scratch(2, (size_t)(nb * mr) * 2);
+    if (ptrs == NULL || rowidx == NULL) {
       ij->failed = 1;
       return;
     }
-    memset(zero, 0, (size_t)depth * sizeof(float));
-    float* copies = zero + depth;
-    /* ptrs[(u * ntaps + tap) * mr + i]: micro-tile u, row i; the output pixel advances along its row. The geometry
-     * in locals: the pointer stores could alias the job's pointer fields. */
-    const int64_t h = j->h, wd = j->wd, kh = j->kh, kw = j->kw, sy = j->ah.stride, sx = j->aw.stride;
-    const int64_t dy = j->ah.dilation, dx = j->aw.dilation, py = j->ah.pad_before, px = j->aw.pad_before;
-    const int64_t oh = j->oh, ow = j->ow, nrows = r1 - r0, row_step = dy * wd * c;
-    const float* const x = j->x;
-    int64_t oy = oy0, ox = ox0;
-    const float* xb = x + b * h * wd * c;
-    int64_t iy0 = oy * sy - py;
-    int rows_inside = rows_as_taps && iy0 >= 0 && iy0 + (kh - 1) * dy < h;
-    for (int64_t u = 0; u < tiles; ++u) {
-      for (int i = 0; i < mr; ++i) {
-        const float** out = ptrs + u * ntaps * mr + i;
-        if (u * mr + i >= nrows) { /* beyond the tile: repeat the last row (read, never stored) */
-          for (int64_t q = 0; q < ntaps; ++q) out[q * mr] = out[q * mr - 1];
-          continue;
-        }
-        int64_t ix0 = ox * sx - px;
-        int inside = ix0 >= 0 && ix0 + kw <= wd;
-        if (rows_inside && inside) { /* the common case: every filter row inside */
-          const float* first = xb + (iy0 * wd + ix0) * c;
-          for (int64_t ky = 0; ky < kh; ++ky) out[ky * mr] = first + ky * row_step;
-        } else {
-          for (int64_t ky = 0; ky < kh; ++ky) {
-            int64_t iy = iy0 + ky * dy;
-            if (iy < 0 || iy >= h) {
-              if (rows_as_taps) {
-                *out = zero;
-                out += mr;
-              } else {
-                for (int64_t kx = 0; kx < kw; ++kx, out += mr) *out = zero;
-              }
-              continue;
-            }
-            const float* xrow = xb + iy * wd * c;
-            if (rows_as_taps && inside) {
-              *out = xrow + ix0 * c;
-              out += mr;
-            } else if (rows_as_taps) { /* the filter row crosses an edge: a copy with the padding zeroed */
-              for (int64_t kx = 0; kx < kw; ++kx) {
-                int64_t ix = ix0 + kx;
-                if (ix < 0 || ix >= wd) {
-                  memset(copies + kx * c, 0, (size_t)c * sizeof(float));
-                } else {
-                  memcpy(copies + kx * c, xrow + ix * c, (size_t)c * sizeof(float));
-                }
-              }
-              *out = copies;
-              copies += depth;
-              out += mr;
-            } else {
-              for (int64_t kx = 0; kx < kw; ++kx, out += mr) {
-                int64_t ix = ix0 + kx * dx;
-                *out = (ix < 0 || ix >= wd) ? zero : xrow + ix * c;
-              }
-            }
+    for (int64_t u = 0; u < nb; ++u) {
+      const ConvBlock* bl = &plan->blocks[u0 + u];
+      const ConvClass* cl = &plan->classes[bl->cls];
+      const float** out = ptrs + u * mt * mr;
+      int64_t* ri = rowidx + u * mr;
+      const int64_t w = cl->ox1 - cl->ox0, plane = (cl->oy1 - cl->oy0) * w;
+      int64_t b = bl->q0 / plane, r = bl->q0 % plane, oy = cl->oy0 + r / w, ox = cl->ox0 + r % w;
+      for (int64_t i = 0; i < bl->count; ++i) {
+        ri[i] = (b * oh + oy) * ow + ox - bl->first;
+        const float* xb = x + b * h * wd * c;
+        const int64_t iy0 = oy * sy - py, ix0 = ox * sx - px;
+        const float** o = out + i;
+        for (int64_t ky = cl->ky0; ky < cl->ky1 && cl->ntaps > 0; ++ky) {
+          const float* xrow = xb + (iy0 + ky * dy) * wd * c;
+          if (rows_as_taps) {
+            *o = xrow + (ix0 + cl->kx0) * c;
+            o += mr;
+          } else {
+            for (int64_t kx = cl->kx0; kx < cl->kx1; ++kx, o += mr) *o = xrow + (ix0 + kx * dx) * c;
           }
         }
-        if (++ox == ow) {
-          ox = 0;
-          if (++oy == oh) {
-            oy = 0;
+        if (++ox == cl->ox1) {
+          ox = cl->ox0;
+          if (++oy == cl->oy1) {
+            oy = cl->oy0;
             ++b;
-            xb = x + b * h * wd * c;
           }
-          iy0 = oy * sy - py;
-          rows_inside = rows_as_taps && iy0 >= 0 && iy0 + (kh - 1) * dy < h;
         }
       }
+      /* rows beyond the block repeat its last pixel (read, never stored) */
+      for (int64_t q = 0; q < cl->ntaps; ++q)
+        for (int64_t i = bl->count; i < mr; ++i) out[q * mr + i] = out[q * mr + bl->count - 1];
     }
     mtk_post post; /* the epilogue in the micro-kernels' stores when they can apply it */
     int fused = j->ep != NULL && mtk_post_of(j->ep, 0, 0, &post);
     for (int64_t col = c0; col < c1; col += nr) {
       int n = (int)(c1 - col < nr ? c1 - col : nr);
       const float* bp = pb->data + (col / nr) * j->k * nr;
-      for (int64_t u = 0; u < tiles; ++u) {
-        int64_t row = r0 + u * mr;
-        int rows = (int)(r1 - row < mr ? r1 - row : mr);
-        const mtk_post* pp = fused && mtk_post_of(j->ep, row, col, &post) ? &post : NULL;
-        ar->kernel_indirect(ntaps, depth, ptrs + u * ntaps * mr, bp, j->y + row * j->oc + col, j->oc, 0, rows, n, pp);
+      for (int64_t u = 0; u < nb; ++u) {
+        const ConvBlock* bl = &plan->blocks[u0 + u];
+        const ConvClass* cl = &plan->classes[bl->cls];
+        const mtk_post* pp = fused && mtk_post_of(j->ep, bl->first, col, &post) ? &post : NULL;
+        ar->kernel_indirect(cl->ntaps, cl->depth, ptrs + u * mt * mr, bp, plan->boff + cl->boff,
+                            j->y + bl->first * j->oc + col, j->oc, rowidx + u * mr, (int)bl->count, n, pp);
       }
     }
-    if (j->ep != NULL && !fused) mtk_epilogue_block(j->ep, j->y, j->oc, r0, r1, c0, c1);
+    if (j->ep != NULL && !fused)
+      for (int64_t u = 0; u < nb; ++u) block_epilogue(j, &plan->blocks[u0 + u], rowidx + u * mr, c0, c1);
   }
 }
 
@@ -345,12 +491,15 @@ static void run_conv_indirect(ConvJob* j) {
   memset(&ij, 0, sizeof ij);
   ij.j = j;
   ij.pb = pb;
-  ij.ntaps = j->aw.dilation == 1 ? j->kh : j->kh * j->kw;
-  ij.depth = j->aw.dilation == 1 ? j->kw * j->c : j->c;
-  double flops = 2.0 * (double)j->m * (double)j->oc * (double)j->k;
-  mtk_gemm_grid(j->m, j->oc, flops < 1e5 ? 1 : mtk_num_threads(), pb->arch->mc, pb->arch->mr, pb->arch->nr, 1,
-                &ij.grid);
-  mtk_parallel_for(ij.grid.tiles * ij.grid.col_blocks, ij.grid.grain, indirect_tasks, &ij);
+  if (conv_plan_build(j, pb->arch->mr, pb->arch->nr, &ij.plan) < 0) {
+    j->failed = 1;
+  } else {
+    double flops = 2.0 * (double)j->m * (double)j->oc * (double)j->k;
+    mtk_gemm_grid(ij.plan.nblocks * pb->arch->mr, j->oc, flops < 1e5 ? 1 : mtk_num_threads(), pb->arch->mc,
+                  pb->arch->mr, pb->arch->nr, 1, &ij.grid);
+    mtk_parallel_for(ij.grid.tiles * ij.grid.col_blocks, ij.grid.grain, indirect_tasks, &ij);
+    conv_plan_free(&ij.plan);
+  }
   if (pb == &own) mtk_packed_b_free(&own);
   if (ij.failed) j->failed = 1;
 }

@@ -15,7 +15,7 @@
 #endif
 
 /* The fused epilogue on one value of row i, column j of a block (the portable and AVX2 stores). */
-static inline float post1(const mtk_post* p, int i, int j, float v) {
+static inline float post1(const mtk_post* p, int64_t i, int j, float v) {
   if (p->shift != NULL) {
     if (p->mul != NULL) v = v * p->mul[j];
     v = v + p->shift[j];
@@ -28,7 +28,7 @@ static inline float post1(const mtk_post* p, int i, int j, float v) {
 
 /* Row i of a block from tmp (n values): + C when accumulating, then the fused epilogue. */
 static inline void store_tmp(float* restrict out, const float* restrict tmp, int n, int accumulate,
-                             const mtk_post* post, int i) {
+                             const mtk_post* post, int64_t i) {
   for (int j = 0; j < n; ++j) {
     float v = accumulate ? out[j] + tmp[j] : tmp[j];
     out[j] = post != NULL ? post1(post, i, j, v) : v;
@@ -44,7 +44,7 @@ static inline void store_tmp(float* restrict out, const float* restrict tmp, int
 
 /* One row of a block (up to 16 columns under mask k) stored: + C when accumulating, then the fused epilogue. */
 __attribute__((target("avx512f,prfchw"))) static inline void store_row16(float* restrict out, __m512 r, __mmask16 k,
-                                                                  int accumulate, const mtk_post* post, int i,
+                                                                  int accumulate, const mtk_post* post, int64_t i,
                                                                   int col) {
   if (accumulate) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(k, out));
   if (post != NULL) {
@@ -63,16 +63,17 @@ __attribute__((target("avx512f,prfchw"))) static inline void store_row16(float* 
   _mm512_mask_storeu_ps(out, k, r);
 }
 
-/* A 12 x 32 block (n <= 32 columns real) stored row by row. */
+/* A 12 x 32 block (n <= 32 columns real) stored row by row; row i at c + row(i) * ldc (see store_tile). */
 __attribute__((target("avx512f,prfchw"))) static inline void store_block32(__m512 (*acc)[2], float* restrict c, int64_t ldc,
-                                                                    int accumulate, int m, int n,
-                                                                    const mtk_post* post) {
+                                                                    const int64_t* rowidx, int accumulate, int m,
+                                                                    int n, const mtk_post* post) {
   __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
   __mmask16 k1 = (__mmask16)(n <= 16 ? 0 : (n >= 32 ? 0xFFFF : (1u << (n - 16)) - 1));
   for (int i = 0; i < m; ++i) {
-    float* out = c + i * ldc;
-    store_row16(out, acc[i][0], k0, accumulate, post, i, 0);
-    if (k1) store_row16(out + 16, acc[i][1], k1, accumulate, post, i, 16);
+    const int64_t r = rowidx != NULL ? rowidx[i] : i;
+    float* out = c + r * ldc;
+    store_row16(out, acc[i][0], k0, accumulate, post, r, 0);
+    if (k1) store_row16(out + 16, acc[i][1], k1, accumulate, post, r, 16);
   }
 }
 
@@ -85,14 +86,15 @@ __attribute__((target("avx512f,prfchw"))) static inline void store_block32(__m51
 
 /* The R x (16 * W) block in acc stored (rows below m, columns below n): the accumulators stay in registers, the
  * epilogue's per-column vectors are loaded once per block and its form decided once, not per row (a block of a
- * shallow product, K = 27 to 128, spends a tenth of its time in a per-row store loop). */
+ * shallow product, K = 27 to 128, spends a tenth of its time in a per-row store loop). Row i goes to
+ * c + rowidx[i] * ldc, or c + i * ldc when rowidx is NULL. */
 MTK_AVX512_INLINE void store_tile(const int R, const int W, __m512 (*acc)[2], float* restrict c, int64_t ldc,
-                                  int accumulate, int m, int n, const mtk_post* post) {
+                                  const int64_t* rowidx, int accumulate, int m, int n, const mtk_post* post) {
   if (W == 1 && n > 16) n = 16;
   const __mmask16 k0 = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1);
   const __mmask16 k1 = (__mmask16)(W == 1 || n <= 16 ? 0 : (n >= 32 ? 0xFFFF : (1u << (n - 16)) - 1));
   if (post != NULL && (post->add != NULL || post->mul != NULL)) { /* batch norm or a residual: per row, general */
-    store_block32(acc, c, ldc, accumulate, m, n, post);
+    store_block32(acc, c, ldc, rowidx, accumulate, m, n, post);
     return;
   }
   const int act = post != NULL ? post->act : MTK_ACT_NONE;
@@ -103,7 +105,7 @@ MTK_AVX512_INLINE void store_tile(const int R, const int W, __m512 (*acc)[2], fl
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) {
     if (i < m) {
-      float* out = c + i * ldc;
+      float* out = c + (rowidx != NULL ? rowidx[i] : i) * ldc;
       __m512 r0 = acc[i][0], r1 = acc[i][1];
       if (accumulate) {
         r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(k0, out));
@@ -132,16 +134,18 @@ MTK_AVX512_INLINE void store_tile(const int R, const int W, __m512 (*acc)[2], fl
  * reading: their lines arrive while the products run (a layer whose output does not stay in cache otherwise waits
  * for every line at the store; the residual's prefetch made Xception's 1x1 convolution + Add at [8,19,19,728] 2 %
  * faster on one thread). */
-MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ldc, int m, const mtk_post* post) {
+MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ldc, const int64_t* rowidx, int m,
+                                  const mtk_post* post) {
   const float* add = post != NULL ? post->add : NULL;
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) {
     if (i < m) {
-      __builtin_prefetch(c + i * ldc, 1, 3);
-      if (W == 2) __builtin_prefetch(c + i * ldc + 16, 1, 3);
+      const int64_t r = rowidx != NULL ? rowidx[i] : i;
+      __builtin_prefetch(c + r * ldc, 1, 3);
+      if (W == 2) __builtin_prefetch(c + r * ldc + 16, 1, 3);
       if (add != NULL) {
-        __builtin_prefetch(add + i * post->ld_add, 0, 3);
-        if (W == 2) __builtin_prefetch(add + i * post->ld_add + 16, 0, 3);
+        __builtin_prefetch(add + r * post->ld_add, 0, 3);
+        if (W == 2) __builtin_prefetch(add + r * post->ld_add + 16, 0, 3);
       }
     }
   }
@@ -150,7 +154,7 @@ MTK_AVX512_INLINE void prefetch_c(const int R, const int W, float* c, int64_t ld
 MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const float* restrict a,
                                    const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
                                    int n, const mtk_post* post) {
-  prefetch_c(R, W, c, ldc, m, post);
+  prefetch_c(R, W, c, ldc, NULL, m, post);
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -166,7 +170,7 @@ MTK_AVX512_INLINE void body_packed(const int R, const int W, int64_t kc, const f
     a += 12;
     b += 32;
   }
-  store_tile(R, W, acc, c, ldc, accumulate, m, n, post);
+  store_tile(R, W, acc, c, ldc, NULL, accumulate, m, n, post);
 }
 
 /* The depth loop of body_rows; PF: the next block's rows prefetched (see there). */
@@ -191,7 +195,7 @@ MTK_AVX512_INLINE void rows_loop(const int R, const int W, const int PF, int64_t
 MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const float* restrict a, int64_t lda,
                                  const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m, int n,
                                  const mtk_post* post) {
-  prefetch_c(R, W, c, ldc, m, post);
+  prefetch_c(R, W, c, ldc, NULL, m, post);
   const float* row[12];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) row[i] = a + (i < m ? i : m - 1) * lda;
@@ -207,13 +211,13 @@ MTK_AVX512_INLINE void body_rows(const int R, const int W, int64_t kc, const flo
   } else {
     rows_loop(R, W, 0, kc, row, NULL, b, acc);
   }
-  store_tile(R, W, acc, c, ldc, accumulate, m, n, post);
+  store_tile(R, W, acc, c, ldc, NULL, accumulate, m, n, post);
 }
 
 MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, int64_t depth, const float* const* ptrs,
-                                     const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
-                                     int n, const mtk_post* post) {
-  prefetch_c(R, W, c, ldc, m, post);
+                                     const float* restrict b0p, const int64_t* boff, float* restrict c, int64_t ldc,
+                                     const int64_t* rowidx, int m, int n, const mtk_post* post) {
+  prefetch_c(R, W, c, ldc, rowidx, m, post);
   __m512 acc[12][2];
 #pragma GCC unroll 12
   for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -221,6 +225,7 @@ MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, in
     const float* row[12];
 #pragma GCC unroll 12
     for (int i = 0; i < R; ++i) row[i] = ptrs[t * 12 + i];
+    const float* restrict b = b0p + boff[t];
     /* unrolled twice, not four times: with 12 row pointers live, GCC's 4x unrolled body shuffles pointers through
      * xmm registers and runs ~7% slower (3x3 layers at 107 -> 115 GF/s on Zen 5) */
 #pragma GCC unroll 2
@@ -238,7 +243,7 @@ MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, in
       b += 32;
     }
   }
-  store_tile(R, W, acc, c, ldc, accumulate, m, n, post);
+  store_tile(R, W, acc, c, ldc, rowidx, 0, m, n, post);
 }
 
 /* One kernel per (A source, R, W): the dispatchers below pick R from m and W from n. */
@@ -267,15 +272,15 @@ MTK_AVX512_INLINE void body_indirect(const int R, const int W, int64_t ntaps, in
                                                                    const mtk_post* post) {                             \
     body_rows(R, 2, kc, a, lda, b, c, ldc, accumulate, m, n, post);                                                    \
   }                                                                                                                    \
-  __attribute__((target("avx512f,prfchw"))) static void ukr_indirect_##R##_1(                                               \
-      int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, float* restrict c, int64_t ldc, \
-      int accumulate, int m, int n, const mtk_post* post) {                                                            \
-    body_indirect(R, 1, ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);                                        \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_indirect_##R##_1(                                          \
+      int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, const int64_t* boff,            \
+      float* restrict c, int64_t ldc, const int64_t* rowidx, int m, int n, const mtk_post* post) {                     \
+    body_indirect(R, 1, ntaps, depth, ptrs, b, boff, c, ldc, rowidx, m, n, post);                                      \
   }                                                                                                                    \
-  __attribute__((target("avx512f,prfchw"))) static void ukr_indirect_##R##_2(                                               \
-      int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, float* restrict c, int64_t ldc, \
-      int accumulate, int m, int n, const mtk_post* post) {                                                            \
-    body_indirect(R, 2, ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);                                        \
+  __attribute__((target("avx512f,prfchw"))) static void ukr_indirect_##R##_2(                                          \
+      int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b, const int64_t* boff,            \
+      float* restrict c, int64_t ldc, const int64_t* rowidx, int m, int n, const mtk_post* post) {                     \
+    body_indirect(R, 2, ntaps, depth, ptrs, b, boff, c, ldc, rowidx, m, n, post);                                      \
   }
 
 MTK_AVX512_VARIANTS(4)
@@ -304,19 +309,20 @@ static void ukr_avx512_rows(int64_t kc, const float* restrict a, int64_t lda, co
   g_rows[(m - 1) / 4][n > 16](kc, a, lda, b, c, ldc, accumulate, m, n, post);
 }
 
-/* Implicit-GEMM convolution: the depth runs over `ntaps` filter taps of `depth` channels each, and the A rows of tap t
- * are the MR pointers ptrs[t * MR + i] (an input pixel's channels, or a zero row for a tap in the padding). The
- * packed B panel holds the ntaps * depth rows in order. No patch matrix is written: the taps read the input in place,
- * and the block of C stays in registers over the whole depth. */
+/* Implicit-GEMM convolution: the depth runs over `ntaps` filter taps of `depth` floats each, the A rows of tap t
+ * are the MR pointers ptrs[t * MR + i] (input read in place) and its B rows start at b + boff[t]; the block of C
+ * stays in registers over all the taps and its rows go where rowidx says (mtk_ukernel_indirect). */
 static void ukr_avx512_indirect(int64_t ntaps, int64_t depth, const float* const* ptrs, const float* restrict b,
-                                float* restrict c, int64_t ldc, int accumulate, int m, int n, const mtk_post* post) {
-  g_indirect[(m - 1) / 4][n > 16](ntaps, depth, ptrs, b, c, ldc, accumulate, m, n, post);
+                                const int64_t* boff, float* restrict c, int64_t ldc, const int64_t* rowidx, int m,
+                                int n, const mtk_post* post) {
+  g_indirect[(m - 1) / 4][n > 16](ntaps, depth, ptrs, b, boff, c, ldc, rowidx, m, n, post);
 }
 
 __attribute__((target("avx2,fma"))) static void ukr_avx2_indirect(int64_t ntaps, int64_t depth,
-                                                                   const float* const* ptrs, const float* restrict b,
-                                                                   float* restrict c, int64_t ldc, int accumulate,
-                                                                   int m, int n, const mtk_post* post) {
+                                                                   const float* const* ptrs, const float* restrict b0p,
+                                                                   const int64_t* boff, float* restrict c,
+                                                                   int64_t ldc, const int64_t* rowidx, int m, int n,
+                                                                   const mtk_post* post) {
   __m256 acc[6][2];
 #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i) {
@@ -327,6 +333,7 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2_indirect(int64_t ntaps,
     const float* row[6];
 #pragma GCC unroll 6
     for (int i = 0; i < 6; ++i) row[i] = ptrs[t * 6 + i];
+    const float* restrict b = b0p + boff[t];
     for (int64_t p = 0; p < depth; ++p) {
       __m256 b0 = _mm256_loadu_ps(b);
       __m256 b1 = _mm256_loadu_ps(b + 8);
@@ -343,7 +350,7 @@ __attribute__((target("avx2,fma"))) static void ukr_avx2_indirect(int64_t ntaps,
   for (int i = 0; i < m; ++i) {
     _mm256_storeu_ps(tmp, acc[i][0]);
     _mm256_storeu_ps(tmp + 8, acc[i][1]);
-    store_tmp(c + i * ldc, tmp, n, accumulate, post, i);
+    store_tmp(c + rowidx[i] * ldc, tmp, n, 0, post, rowidx[i]);
   }
 }
 
@@ -443,19 +450,20 @@ MTK_HOT static void ukr_generic(int64_t kc, const float* restrict a, const float
 }
 
 MTK_HOT static void ukr_generic_indirect(int64_t ntaps, int64_t depth, const float* const* ptrs,
-                                         const float* restrict b, float* restrict c, int64_t ldc, int accumulate, int m,
-                                         int n, const mtk_post* post) {
+                                         const float* restrict b0p, const int64_t* boff, float* restrict c,
+                                         int64_t ldc, const int64_t* rowidx, int m, int n, const mtk_post* post) {
   float acc[GEN_MR][GEN_NR];
   memset(acc, 0, sizeof acc);
   for (int64_t t = 0; t < ntaps; ++t) {
     const float* const* row = ptrs + t * GEN_MR;
+    const float* restrict b = b0p + boff[t];
     for (int64_t p = 0; p < depth; ++p) {
       for (int i = 0; i < GEN_MR; ++i)
         for (int j = 0; j < GEN_NR; ++j) acc[i][j] += row[i][p] * b[j];
       b += GEN_NR;
     }
   }
-  for (int i = 0; i < m; ++i) store_tmp(c + i * ldc, acc[i], n, accumulate, post, i);
+  for (int i = 0; i < m; ++i) store_tmp(c + rowidx[i] * ldc, acc[i], n, 0, post, rowidx[i]);
 }
 
 static const mtk_gemm_arch g_generic = {GEN_MR, GEN_NR, 256, 64, ukr_generic, NULL, ukr_generic_indirect, "generic"};

@@ -59,10 +59,13 @@ typedef void (*mtk_ukernel)(int64_t kc, const float* a, const float* b, float* c
 typedef void (*mtk_ukernel_rows)(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                                  int accumulate, int m, int n, const mtk_post* post);
 /* Implicit GEMM (convolution without a patch matrix): the depth is `ntaps` runs of `depth` values, and the MR rows of
- * A in run t start at ptrs[t * MR + i] (rows beyond m repeat a valid pointer; they are read, never stored). B is one
- * packed panel of ntaps * depth rows (a single depth block). */
-typedef void (*mtk_ukernel_indirect)(int64_t ntaps, int64_t depth, const float* const* ptrs, const float* b, float* c,
-                                     int64_t ldc, int accumulate, int m, int n, const mtk_post* post);
+ * A in run t start at ptrs[t * MR + i] (rows beyond m repeat a valid pointer; they are read, never stored). Run t's
+ * `depth` rows of B start at b + boff[t] in one packed panel (a single depth block). Row i of the block goes to
+ * c + rowidx[i] * ldc (and the epilogue's residual row to post->add + rowidx[i] * post->ld_add): the pixels of a
+ * block need not be consecutive. The block is stored, not accumulated. */
+typedef void (*mtk_ukernel_indirect)(int64_t ntaps, int64_t depth, const float* const* ptrs, const float* b,
+                                     const int64_t* boff, float* c, int64_t ldc, const int64_t* rowidx, int m, int n,
+                                     const mtk_post* post);
 typedef struct {
   int mr, nr;       /* register block */
   int64_t kc, mc;   /* cache blocks: depth of a packed panel pair, rows of a packed A block */

@@ -185,6 +185,14 @@ CONV_CASES = [
     ((1, 15, 14, 3), (3, 3, 3, 33), (2, 2), "SAME", (1, 1), None),
     ((1, 4, 3, 3), (3, 5, 3, 9), (1, 1), "SAME", (1, 1), None),
     ((1, 12, 10, 3), (3, 3, 3, 10), (1, 1), "SAME", (2, 1), None),
+    # padding taps skipped: blocks of pixels with the same filter taps inside the input (one class per border row and
+    # column range), 1x7 / 7x1 on 17x17, 3x3 on 8x8 with blocks across images, pixels with no tap inside at all,
+    # dilation along both axes with uneven explicit padding (a tap per filter pixel)
+    ((2, 17, 17, 40), (1, 7, 40, 36), (1, 1), "SAME", (1, 1), None),
+    ((1, 17, 17, 24), (7, 1, 24, 20), (1, 1), "SAME", (1, 1), None),
+    ((3, 8, 8, 20), (3, 3, 20, 40), (1, 1), "SAME", (1, 1), None),
+    ((2, 4, 5, 8), (2, 2, 8, 12), (1, 1), "EXPLICIT", (1, 1), (3, 3, 2, 4)),
+    ((1, 9, 11, 8), (3, 3, 8, 8), (2, 1), "EXPLICIT", (2, 2), (3, 0, 0, 4)),
 ]
 
 
@@ -303,6 +311,17 @@ def test_fused_conv2d_bias_add_add_matches_numpy(act: list[str]) -> None:
     for other in (rand(2, 6, 7, 9), rand(7, 9), rand(1, 1, 1, 9)):  # same shape, and operands that broadcast
         want = fused.fused_conv2d(x, f, [b, other], [], **attrs)
         close(run_kernel("_FusedConv2D", [x, f, b, other], **attrs), want)
+
+
+@pytest.mark.parametrize("ops", [["BiasAdd", "Add", "Relu"], ["BiasAdd", "Elu"]], ids=["add-relu", "elu"])
+def test_fused_conv2d_on_border_blocks_matches_numpy(ops: list[str]) -> None:
+    """The epilogue reaches every pixel of blocks gathered from the map's borders: in the micro-kernel's stores
+    (bias, residual, Relu) and after them (Elu), over two column panels."""
+    x, f, b = rand(2, 9, 10, 16) * 2, rand(3, 3, 16, 40), rand(40)
+    args = [b, rand(2, 9, 10, 40)] if "Add" in ops else [b]
+    attrs = dict(strides=[1, 1, 1, 1], padding="SAME", fused_ops=ops)
+    want = fused.fused_conv2d(x, f, args, [], **attrs)
+    close(run_kernel("_FusedConv2D", [x, f, *args], **attrs), want)
 
 
 def test_fused_conv2d_add_operand_that_does_not_broadcast_is_an_error() -> None:

@@ -49,6 +49,8 @@ DRIVER = textwrap.dedent(
             for act in t.ACTIVATIONS:
                 t.test_fused_conv2d_bias_add_activation_matches_numpy(act, False); cases += 1
             t.test_fused_conv2d_bias_add_add_matches_numpy(["Relu"])
+            for ops in (["BiasAdd", "Add", "Relu"], ["BiasAdd", "Elu"]):
+                t.test_fused_conv2d_on_border_blocks_matches_numpy(ops)
             t.test_fused_conv2d_batch_norm_matches_numpy(["Relu6"])
             t.test_fused_depthwise_matches_numpy(["Relu6"])
             for act in ([], ["Relu6"], ["Elu"]):
