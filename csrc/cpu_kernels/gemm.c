@@ -165,9 +165,14 @@ void mtk_gemm_packed_ep(int trans_a, int64_t m, const float* a, int64_t lda, con
   }
   int64_t mc_max = ar->mc;
   const int64_t block = pb->kc;
-  /* A read in place saves packing it, unless its rows lie a multiple of 4 KiB apart: the micro-tile's rows then
-   * share one L1 set and evict each other ([8,10,10,1024] x [1024,1536] ran at 130 GF/s in place, ~185 packed). */
-  int in_place = !trans_a && ar->kernel_rows != NULL && (lda * (int64_t)sizeof(float)) % 4096 != 0;
+  /* A read in place saves packing it. Rows a multiple of 4 KiB apart (1024 or 2048 channels) share one set of the
+   * 8-way L1 and evict each other when 12 are read side by side: those are read 8 rows at a time, which still keeps
+   * the FMA units busy, rather than packed (packing copies all of A once per depth block: InceptionV3's [512, 2048] x
+   * [2048, 192] 98 -> 114 GF/s, [512, 2048] x [2048, 448] 107 -> 114, [800, 1024] x [1024, 1536] 111 -> 113 on one
+   * Zen 4 thread; 12 aliased rows in place: 103-104). Without AVX-512 (6-row tiles, unmeasured) aliased A is packed. */
+  const int aliased = (lda * (int64_t)sizeof(float)) % 4096 == 0;
+  const int in_place = !trans_a && ar->kernel_rows != NULL && (!aliased || mr > 8);
+  const int step = in_place && aliased ? 8 : mr; /* rows per micro-kernel call */
   float* ap = in_place ? NULL : mtk_scratch(1, (size_t)((mc_max + mr) * block));
   if (!in_place && ap == NULL) return;
   int64_t j0 = c0 / nr, j1 = (c1 + nr - 1) / nr;
@@ -183,8 +188,8 @@ void mtk_gemm_packed_ep(int trans_a, int64_t m, const float* a, int64_t lda, con
         int64_t col = j * nr;
         int n = (int)((c1 - col) < nr ? (c1 - col) : nr);
         const float* bp = bblock + j * kc * nr;
-        for (int64_t i = 0; i < mc; i += mr) {
-          int rows = (int)(mc - i < mr ? mc - i : mr);
+        for (int64_t i = 0; i < mc; i += step) {
+          int rows = (int)(mc - i < step ? mc - i : step);
           float* cblock = c + (i0 + i) * ldc + col;
           mtk_post post;
           const mtk_post* pp = last && ep != NULL && mtk_post_of(ep, r0 + i0 + i, col, &post) ? &post : NULL;
