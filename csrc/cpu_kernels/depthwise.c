@@ -327,7 +327,7 @@ __attribute__((target("avx512f"))) static void dw_direct_tasks(void* p, int64_t 
 /* The direct path when the register-blocked kernels cover the filter, the channels are many (256 or more: the
  * tile copy then costs about as much as the taps; [8,19,19,728] 1.1-1.2 -> 0.9-1.2 ms, [8,37,37,728] 4.9 -> 4.0,
  * [8,10,10,1536] 0.66 -> 0.42) or the rows are wide (128 pixels or more, with 64 channels or more: a wide row's
- * tile holds few channels and copies its halo rows again per group; Xception's [8,147,147,128] 24.6-25.5 -> 21.6
+ * tile holds few channels and copies its halo rows again per group; Xception's [8,147,147,128] 24.6-25.5 -> 21.6-22.5
  * ms on one thread, [8,147,147,64] 12.1 -> 11.2-11.7, where [8,74,74,128] ran 5.2 -> 5.8), and there are rows
  * enough for whole-row tasks (else the tile's channel groups share the work better). 1: done. */
 static int dw_direct(const mtk_dw_job* j) {

@@ -51,6 +51,7 @@ DRIVER = textwrap.dedent(
             t.test_fused_conv2d_bias_add_add_matches_numpy(["Relu"])
             for ops in (["BiasAdd", "Add", "Relu"], ["BiasAdd", "Elu"]):
                 t.test_fused_conv2d_on_border_blocks_matches_numpy(ops)
+                t.test_fused_pointwise_conv2d_over_rows_4_kib_apart_matches_numpy(ops)
             t.test_fused_conv2d_batch_norm_matches_numpy(["Relu6"])
             t.test_fused_depthwise_matches_numpy(["Relu6"])
             for act in ([], ["Relu6"], ["Elu"]):
