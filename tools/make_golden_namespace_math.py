@@ -30,6 +30,7 @@ OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "namespace_m
 X = "tf.constant([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]])"
 SEQ = "tf.reshape(tf.range(24.0) / 10.0, [2, 4, 3])"
 IMG = "tf.reshape(tf.range(32.0) / 16.0, [1, 4, 4, 2])"
+IMG2 = "tf.reshape(tf.range(224.0) / 50.0, [2, 7, 8, 2])"
 SPD = "tf.constant([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])"
 
 
@@ -159,6 +160,33 @@ CASES: list[tuple[str, str, str]] = [
      "[1, 1, 1, 1], 'SAME')", "g"),
     ("nsmath_separable_conv2d_bad_pointwise",
      f"tf.nn.separable_conv2d({IMG}, tf.ones([2, 2, 2, 1]), tf.ones([2, 1, 2, 3]), [1, 1, 1, 1], 'VALID')", "ge"),
+    # dilated: TF's with_space_to_batch (SpaceToBatchND, the op with VALID padding, BatchToSpaceND)
+    ("nsmath_separable_conv2d_dilated",
+     f"tf.nn.separable_conv2d({IMG2}, tf.reshape(tf.range(36.0) / 20.0, [3, 3, 2, 2]), tf.ones([1, 1, 4, 3]), "
+     "[1, 1, 1, 1], 'SAME', dilations=[2, 3])", "ge"),
+    ("nsmath_separable_conv2d_dilated_valid",
+     f"tf.nn.separable_conv2d({IMG2}, tf.ones([2, 3, 2, 1]) / 6.0, tf.ones([1, 1, 2, 2]), [1, 1, 1, 1], 'VALID', "
+     "dilations=2, name='sepd')", "ge"),
+    ("nsmath_separable_conv2d_dilated_ph",
+     "tf.nn.separable_conv2d(ph(tf.float32, [None, None, None, 2]), tf.ones([3, 3, 2, 1]), tf.ones([1, 1, 2, 5]), "
+     "[1, 1, 1, 1], 'SAME', dilations=[2, 2])", "g"),
+    ("nsmath_depthwise_conv2d_dilated",
+     f"tf.nn.depthwise_conv2d({IMG2}, tf.reshape(tf.range(36.0) / 20.0, [3, 3, 2, 2]), [1, 1, 1, 1], 'SAME', "
+     "dilations=[2, 2])", "ge"),
+    ("nsmath_depthwise_conv2d_dilated_strided",
+     f"tf.nn.depthwise_conv2d({IMG2}, tf.ones([3, 3, 2, 1]), [1, 2, 2, 1], 'SAME', dilations=[2, 2])", "ge"),
+    ("nsmath_depthwise_conv2d_dilated_ph",
+     "tf.nn.depthwise_conv2d(ph(tf.float32, [2, None, 8, 2]), tf.ones([3, 2, 2, 1]), [1, 1, 1, 1], 'VALID', "
+     "dilations=[3, 2])", "g"),
+    ("nsmath_required_space_to_batch_paddings",
+     "tf.required_space_to_batch_paddings([7, 10], [2, 3], base_paddings=[[1, 1], [2, 0]])", "ge"),
+    ("nsmath_required_space_to_batch_paddings_ph",
+     "tf.required_space_to_batch_paddings(ph(tf.int32, [2]), [2, 3])", "g"),
+    ("nsmath_with_space_to_batch_pool",
+     f"tf.nn.with_space_to_batch({IMG2}, [2, 2], 'SAME', lambda inp, n, pad: tf.nn.max_pool2d(inp, 3, 1, pad), "
+     "filter_shape=[3, 3])", "ge"),
+    ("nsmath_with_space_to_batch_bad_rate",
+     f"tf.nn.with_space_to_batch({IMG2}, [0, 2], 'VALID', lambda inp, n, pad: inp)", "ge"),
     # ------------------------------------------------------------------ safe divisions, NaN/inf tests
     ("nsmath_divide_no_nan", "tf.math.divide_no_nan(tf.constant([3.0, -1.0, 0.0, 2.0]), [0.0, 2.0, 0.0, 4.0])", "ge"),
     ("nsmath_divide_no_nan_int", "tf.math.divide_no_nan(tf.constant([3, 4]), tf.constant([0, 8]))", "ge"),

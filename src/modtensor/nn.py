@@ -66,7 +66,7 @@ from modtensor.api.nn_impl import (  # noqa: E402
     swish,
     weighted_cross_entropy_with_logits,
 )
-from modtensor.api.nn_ops import conv1d, conv2d_transpose, max_pool1d  # noqa: E402
+from modtensor.api.nn_ops import conv1d, conv2d_transpose, max_pool1d, with_space_to_batch  # noqa: E402
 
 __all__ += [
     "conv1d",
@@ -78,6 +78,7 @@ __all__ += [
     "silu",
     "swish",
     "weighted_cross_entropy_with_logits",
+    "with_space_to_batch",
 ]
 
 # tf.nn's SELU and softsign activations (their own ops)

@@ -37,14 +37,18 @@ def test_nn_module_has_tensorflows_names() -> None:
     assert tf.math.softmax is tf.nn.softmax and tf.math.log_softmax is tf.nn.log_softmax
 
 
-def test_dilated_depthwise_conv2d_uses_the_ops_dilations() -> None:
-    # TF rewrites rate > 1 with space-to-batch ops; modtensor sets DepthwiseConv2dNative's dilations (same numbers,
-    # checked by the eager golden case nn_depthwise_conv2d_dilated).
+def test_dilated_depthwise_conv2d_runs_on_space_to_batch_grids_as_tf() -> None:
+    # TF rewrites rate > 1 with space-to-batch ops (tf.nn.with_space_to_batch): the op sees the input cut into
+    # rate x rate interleaved grids with VALID padding and no dilations of its own (the numbers: the golden cases
+    # nn_depthwise_conv2d_dilated and nsmath_depthwise_conv2d_dilated*)
     with tf.Graph().as_default():
         x = tf.compat.v1.placeholder(tf.float32, [1, 6, 6, 2])
         out = tf.nn.depthwise_conv2d(x, tf.ones([2, 2, 2, 1]), [1, 1, 1, 1], "VALID", dilations=[2, 2])
-        assert out.op.type == "DepthwiseConv2dNative" and out.op.get_attr("dilations") == [1, 2, 2, 1]
-        assert out.shape.as_list() == [1, 4, 4, 2]
+        assert out.op.type == "BatchToSpaceND" and out.shape.as_list() == [1, 4, 4, 2]
+        native = out.op.inputs[0].op
+        assert native.type == "DepthwiseConv2dNative" and native.get_attr("dilations") == [1, 1, 1, 1]
+        assert native.get_attr("padding") in (b"VALID", "VALID")
+        assert native.inputs[0].op.type == "SpaceToBatchND" and native.inputs[0].shape.as_list() == [4, 3, 3, 2]
 
 
 def test_softmax_rows_sum_to_one_on_every_axis() -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "batch_to_space",
     "boolean_mask",
     "meshgrid",
+    "required_space_to_batch_paddings",
     "roll",
     "sequence_mask",
     "space_to_batch",
@@ -645,6 +646,42 @@ def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any, name: str | N
 def space_to_batch(input: Any, block_shape: Any, paddings: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """TF 2's ``tf.space_to_batch``: :func:`space_to_batch_nd`."""
     return space_to_batch_nd(input, block_shape, paddings, name)
+
+
+def required_space_to_batch_paddings(
+    input_shape: Any, block_shape: Any, base_paddings: Any = None, name: str | None = None
+) -> tuple[Tensor, Tensor]:
+    """The ``paddings`` and ``crops`` that make ``block_shape`` divide ``input_shape`` (at least ``base_paddings``).
+
+    As TF: ``paddings[i] = [base[i, 0], base[i, 1] + extra[i]]`` with the smallest ``extra[i] >= 0`` that makes the
+    padded size a multiple of ``block_shape[i]``, ``crops[i] = [0, extra[i]]``; numbers when every input is known
+    without running the graph, else the same arithmetic as graph ops.
+    """
+    with op_scope(name, "required_space_to_batch_paddings", [input_shape, block_shape]):
+        input_shape = convert_to_tensor(input_shape, dtype=dtypes.int32, name="input_shape")
+        block_shape = convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
+        if not block_shape.shape.is_fully_defined() or block_shape.shape.rank != 1:
+            raise ValueError(f"Shape {block_shape.shape} must be fully defined and of rank 1 (block_shape)")
+        num_block_dims = block_shape.shape.as_list()[0]
+        if num_block_dims == 0:
+            return zeros([0, 2], dtypes.int32), zeros([0, 2], dtypes.int32)
+        input_shape.shape.assert_is_compatible_with([num_block_dims])
+        if base_paddings is not None:
+            base_paddings = convert_to_tensor(base_paddings, dtype=dtypes.int32, name="base_paddings")
+            base_paddings.shape.assert_is_compatible_with([num_block_dims, 2])
+        else:
+            base_paddings = zeros([num_block_dims, 2], dtypes.int32)
+        known = [constant_value(t) for t in (block_shape, input_shape, base_paddings)]
+        if all(v is not None for v in known):
+            block_shape, input_shape, base_paddings = (np.asarray(v, dtype=np.int32) for v in known)
+        pad_start = base_paddings[:, 0]
+        orig_pad_end = base_paddings[:, 1]
+        full_input_shape = input_shape + pad_start + orig_pad_end
+        pad_end_extra = (block_shape - full_input_shape % block_shape) % block_shape
+        pad_end = orig_pad_end + pad_end_extra
+        paddings = stack([[pad_start[i], pad_end[i]] for i in range(num_block_dims)], name="paddings")
+        crops = stack([[0, pad_end_extra[i]] for i in range(num_block_dims)], name="crops")
+        return paddings, crops
 
 
 def batch_to_space(input: Any, block_shape: Any, crops: Any, name: str | None = None) -> Tensor:  # noqa: A002

@@ -6,8 +6,6 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-import numpy as np
-
 from modtensor.api import array_ops, context, random_ops
 from modtensor.api import math_ops as math
 from modtensor.api.dispatch import apply_op
@@ -207,8 +205,10 @@ def separable_conv2d(
     dilations: Any = None,
     name: str | None = None,
 ) -> Tensor:
-    """A depthwise convolution then a 1x1 ``Conv2D`` mixing channels (TF's ``depthwise`` + ``Conv2D`` graph)."""
-    from modtensor.api.nn_ops import conv2d
+    """A depthwise convolution then a 1x1 ``Conv2D`` mixing channels (TF's ``depthwise`` + ``Conv2D`` graph; dilated,
+    the depthwise one runs on the input cut into interleaved grids, as TF's ``with_space_to_batch``)."""
+    from modtensor.api.array_ops import shape
+    from modtensor.api.nn_ops import conv2d, depthwise_conv2d_native, with_space_to_batch
 
     with op_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
         input = convert_to_tensor(input, name="tensor_in")
@@ -217,17 +217,14 @@ def separable_conv2d(
         pointwise_filter_shape = pointwise_filter.shape.with_rank(4)
         pointwise_filter_shape.dims[0].assert_is_compatible_with(1)
         pointwise_filter_shape.dims[1].assert_is_compatible_with(1)
-        rate = [1, 1] if dilations is None else list(np.broadcast_to(dilations, [2]))
-        if any(r != 1 for r in rate):
-            raise NotImplementedError("separable_conv2d with dilations is not implemented yet (TF's space-to-batch)")
-        depthwise = apply_op(
-            "DepthwiseConv2dNative",
-            name="depthwise",
-            input=input,
-            filter=depthwise_filter,
-            strides=list(strides),
-            padding=padding,
-            **({} if data_format is None else {"data_format": data_format}),
+        rate = [1, 1] if dilations is None else dilations
+
+        def native(value: Any, _: int, pad: Any) -> Tensor:
+            return depthwise_conv2d_native(value, depthwise_filter, strides, pad, data_format=data_format,
+                                           name="depthwise")  # fmt: skip
+
+        depthwise = with_space_to_batch(
+            input, rate, padding, native, filter_shape=shape(depthwise_filter), data_format=data_format
         )
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format,
                       name=scope)  # fmt: skip

@@ -8,12 +8,13 @@ that axis last and back, as TF does). TF has none of these at the top level, so
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sized
 from typing import Any
 
 import numpy as np
 
-from modtensor.api import context
+from modtensor.api import array_ops, context
 from modtensor.api import math_ops as math
 from modtensor.api.array_ops import concat, rank, transpose
 from modtensor.api.dispatch import apply_op
@@ -290,6 +291,121 @@ def conv2d(
     )
 
 
+def _space_to_batch_base_paddings(filter_shape: Any, num_spatial_dims: int, rate: Any) -> Any:
+    """The padding a SAME filter of ``filter_shape`` dilated by ``rate`` needs, the odd one at the end (as conv2d)."""
+    filter_spatial_shape = filter_shape[:num_spatial_dims]
+    pad_extra_shape = (filter_spatial_shape - 1) * rate
+    pad_extra_start = pad_extra_shape // 2
+    pad_extra_end = pad_extra_shape - pad_extra_start
+    return array_ops.stack([[pad_extra_start[i], pad_extra_end[i]] for i in range(num_spatial_dims)])
+
+
+def _space_to_batch_adjust(orig: Any, fill_value: int, spatial_dims: list[int]) -> Any:
+    """``orig``'s rows (one per spatial dim) placed at ``spatial_dims - 1``, ``fill_value`` rows in the gaps
+    (numbers when ``orig`` is known, else a ``concat``)."""
+    fill_dims = orig.shape.as_list()[1:]
+    known = constant_value(orig)
+    source = known if known is not None else orig
+    parts: list[Any] = []
+    previous = 0
+    i = 0
+    while i < len(spatial_dims):
+        start_i, start_dim = i, spatial_dims[i]
+        if start_dim > 1:
+            parts.append(np.full([start_dim - 1 - previous, *fill_dims], fill_value, dtype=orig.dtype.as_numpy_dtype))
+        while i + 1 < len(spatial_dims) and spatial_dims[i + 1] == spatial_dims[i] + 1:
+            i += 1
+        parts.append(source[start_i : i + 1])
+        previous = spatial_dims[i]
+        i += 1
+    return np.concatenate(parts) if known is not None else concat(parts, 0)
+
+
+def with_space_to_batch(
+    input: Any,  # noqa: A002
+    dilation_rate: Any,
+    padding: Any,
+    op: Any,
+    filter_shape: Any = None,
+    spatial_dims: Any = None,
+    data_format: str | None = None,
+) -> Tensor:
+    """``op`` (called as ``op(input, num_spatial_dims, padding)``) run on the input cut into ``dilation_rate``
+    interleaved grids (``SpaceToBatchND``, ``op`` with VALID padding, ``BatchToSpaceND``): TF's form of a dilated
+    window op. A rate of all ones calls ``op`` directly."""
+    input = convert_to_tensor(input, name="input")
+    input_shape = input.shape
+    dilation_rate = convert_to_tensor(dilation_rate, dtype=dtypes.int32, name="dilation_rate")
+    if dilation_rate.shape.rank not in (None, 1):
+        raise ValueError(
+            f"`dilation_rate.shape.rank` must be 1. Received: dilation_rate={dilation_rate} of rank "
+            f"{dilation_rate.shape.rank}"
+        )
+    if not dilation_rate.shape.is_fully_defined():
+        raise ValueError(
+            f"`dilation_rate.shape` must be fully defined. Received: dilation_rate={dilation_rate} with shape "
+            f"{dilation_rate.shape}"
+        )
+    num_spatial_dims = dilation_rate.shape.as_list()[0]
+    channels_first = data_format is not None and data_format.startswith("NC")
+    first_spatial = 2 if channels_first else 1
+    if spatial_dims is None:
+        spatial_dims = range(first_spatial, num_spatial_dims + first_spatial)
+    requested = list(spatial_dims)
+    spatial_dims = sorted({int(x) for x in requested})
+    if spatial_dims != requested or any(x < 1 for x in spatial_dims):
+        raise ValueError(
+            "`spatial_dims` must be a monotonically increasing sequence of positive integers. Received: "
+            f"spatial_dims={requested}"
+        )
+    expected_rank = spatial_dims[-1] if channels_first else spatial_dims[-1] + 1
+    if input_shape.rank is not None and input_shape.rank < expected_rank:
+        raise ValueError(
+            f"`input.shape.rank` must be at least {expected_rank}. Received: input.shape={input_shape} with rank "
+            f"{input_shape.rank}"
+        )
+    rate: Any = dilation_rate
+    const_rate = constant_value(dilation_rate)
+    if const_rate is not None:
+        rate = const_rate
+        if np.any(const_rate < 1):
+            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={const_rate}")
+        if np.all(const_rate == 1):
+            return op(input, num_spatial_dims, padding)
+    padding, explicit = _convert_padding(padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(
+                f"`filter_shape` must be specified for `padding='SAME'`. Received: filter_shape={filter_shape} and "
+                f"padding={padding}"
+            )
+        filter_shape = convert_to_tensor(filter_shape, name="filter_shape")
+        const_filter_shape = constant_value(filter_shape)
+        source = const_filter_shape if const_filter_shape is not None else filter_shape
+        base_paddings: Any = _space_to_batch_base_paddings(source, num_spatial_dims, rate)
+    elif padding == "VALID":
+        base_paddings = np.zeros([num_spatial_dims, 2], np.int32)
+    elif padding == "EXPLICIT":
+        pairs = np.array(explicit).reshape([num_spatial_dims + 2, 2])
+        base_paddings = pairs[2:] if channels_first else pairs[1:-1]
+    else:
+        raise ValueError(f"`padding` must be one of 'SAME' or 'VALID'. Received: padding={padding}")
+    known_dims = input_shape.as_list() if input_shape.rank is not None else None
+    spatial_shape: Any = None if known_dims is None else [known_dims[i] for i in spatial_dims]
+    if spatial_shape is None or None in spatial_shape:
+        shape_tensor = array_ops.shape(input)
+        spatial_shape = array_ops.stack([shape_tensor[i] for i in spatial_dims])
+    paddings, crops = array_ops.required_space_to_batch_paddings(
+        input_shape=spatial_shape, base_paddings=base_paddings, block_shape=dilation_rate
+    )
+    block_shape = _space_to_batch_adjust(dilation_rate, 1, spatial_dims)
+    paddings = _space_to_batch_adjust(paddings, 0, spatial_dims)
+    crops = _space_to_batch_adjust(crops, 0, spatial_dims)
+    converted = array_ops.space_to_batch_nd(input=input, block_shape=block_shape, paddings=paddings)
+    result = op(converted, num_spatial_dims, "VALID")
+    return array_ops.batch_to_space(result, block_shape, crops)
+
+
 def depthwise_conv2d(
     input: Any,
     filter: Any,
@@ -301,32 +417,59 @@ def depthwise_conv2d(
 ) -> Tensor:
     """Depthwise 2-D convolution: each input channel with its own ``[h, w, in, multiplier]`` filters.
 
-    ``strides`` is a list of 4 ints; ``dilations`` (rate) a list of 2. TF rewrites a
-    dilated call with space-to-batch ops; modtensor sets the op's ``dilations`` attr
-    instead (same numbers).
+    ``strides`` is a list of 4 ints; ``dilations`` (rate) a list of 2. As TF, a dilated call runs the op on the
+    input cut into interleaved grids (:func:`with_space_to_batch`); with strides as well TF warns and so does this.
     """
     with op_scope(name, "depthwise", [input, filter]) as scope:
         input = convert_to_tensor(input, name="tensor_in")
         filter = convert_to_tensor(filter, name="filter_in")
-        rate = [1, 1] if dilations is None else list(dilations)
-        if any(r < 1 for r in rate):
-            raise ValueError(f"`dilation_rate` must be positive. Received: dilation_rate={np.asarray(rate)}")
-        attrs: dict[str, Any] = {}
-        if data_format is not None:
-            attrs["data_format"] = data_format
-        if any(r != 1 for r in rate):
-            attrs["dilations"] = [1, 1, *rate] if (data_format or "NHWC").startswith("NC") else [1, *rate, 1]
-        padding, explicit = _convert_padding(padding)
-        return apply_op(
-            "DepthwiseConv2dNative",
-            name=scope,
-            input=input,
-            filter=filter,
-            strides=list(strides),
-            padding=padding,
-            explicit_paddings=explicit,
-            **attrs,
+        rate = [1, 1] if dilations is None else dilations
+        _warn_dilated_strides(rate, strides)
+
+        def native(value: Any, _: int, pad: Any) -> Tensor:
+            return depthwise_conv2d_native(value, filter, strides, pad, data_format=data_format, name=scope)
+
+        return with_space_to_batch(
+            input, rate, padding, native, filter_shape=array_ops.shape(filter), data_format=data_format
         )
+
+
+def _warn_dilated_strides(rate: Any, strides: Any) -> None:
+    """TF's warning for a dilated depthwise convolution with strides (it runs, the strides apply to each grid)."""
+    if any(r > 1 for r in rate) and any(s != 1 for s in strides):
+        warnings.warn(
+            "When dilation rate is greater than 1, then all values of strides must be 1. Received: "
+            f"`dilation rate` {rate} and `strides` {strides}",
+            stacklevel=3,
+        )
+
+
+def depthwise_conv2d_native(
+    input: Any,  # noqa: A002
+    filter: Any,  # noqa: A002
+    strides: Any,
+    padding: Any,
+    data_format: str | None = None,
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """The ``DepthwiseConv2dNative`` op (``padding`` a string or TF's list of explicit pairs)."""
+    padding, explicit = _convert_padding(padding)
+    attrs: dict[str, Any] = {}
+    if data_format is not None:
+        attrs["data_format"] = data_format
+    if dilations is not None:
+        attrs["dilations"] = list(dilations)
+    return apply_op(
+        "DepthwiseConv2dNative",
+        name=name,
+        input=input,
+        filter=filter,
+        strides=list(strides),
+        padding=padding,
+        explicit_paddings=explicit,
+        **attrs,
+    )
 
 
 def max_pool2d(
