@@ -106,6 +106,14 @@ CASES: list[tuple[str, str, str]] = [
     ("nsmath_conv1d_valid_stride", f"tf.nn.conv1d({SEQ}, tf.ones([2, 3, 2]), stride=2, padding='VALID')", "ge"),
     ("nsmath_conv1d_dilated", f"tf.nn.conv1d({SEQ}, tf.ones([2, 3, 1]), 1, 'VALID', dilations=2, name='c1')", "e"),
     ("nsmath_conv1d_ph", "tf.nn.conv1d(ph(tf.float32, [None, None, 3]), tf.ones([3, 3, 4]), 1, 'SAME')", "g"),
+    # several batch dims: TF folds them into one around the Conv2D (squeeze_batch_dims)
+    ("nsmath_conv1d_batch_dims",
+     "tf.nn.conv1d(tf.reshape(tf.range(60.0) / 20.0, [2, 2, 5, 3]), tf.reshape(tf.range(18.0) / 9.0, [2, 3, 3]), 1, "
+     "'SAME')", "ge"),
+    ("nsmath_conv1d_batch_dims_ph",
+     "tf.nn.conv1d(ph(tf.float32, [None, 2, None, 3]), tf.ones([3, 3, 4]), 2, 'VALID', name='c1b')", "g"),
+    ("nsmath_conv1d_batch_dims_ph_known",
+     "tf.nn.conv1d(ph(tf.float32, [4, 2, 7, 3]), tf.ones([3, 3, 4]), 1, 'SAME')", "g"),
     ("nsmath_conv1d_bad_format", f"tf.nn.conv1d({SEQ}, tf.ones([2, 3, 1]), 1, 'SAME', data_format='NHCW')", "ge"),
     ("nsmath_conv1d_grad", tape(f"x = {SEQ}", "tf.nn.conv1d(x, tf.ones([2, 3, 2]), 1, 'SAME')"), "e"),
     ("nsmath_conv2d_transpose",

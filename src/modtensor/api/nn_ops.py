@@ -19,7 +19,7 @@ from modtensor.api import math_ops as math
 from modtensor.api.array_ops import concat, rank, transpose
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import constant_value, convert_to_tensor, is_tensor, op_scope
-from modtensor.framework import dtypes, errors
+from modtensor.framework import dtypes, errors, tensor_shape
 from modtensor.framework import graph as _graph_lib
 from modtensor.framework.graph import SymbolicTensor
 from modtensor.framework.tensor import Tensor
@@ -602,22 +602,52 @@ def conv1d(
         dilations = [1, *_get_sequence(dilations, 1, channel_index, "dilations")]
         input = expand_dims(input, spatial_start_dim)
         filters = expand_dims(filters, 0)
-        if input.shape.rank not in (4, 3, 2, 1, 0, None):
-            raise NotImplementedError("conv1d of inputs with more than one batch dimension is not implemented yet")
         padding, explicit = _convert_padding(padding)
-        result = apply_op(
-            "Conv2D",
-            name=scope,
-            input=input,
-            filter=filters,
-            strides=strides,
-            padding=padding,
-            use_cudnn_on_gpu=True,
-            explicit_paddings=explicit,
-            data_format=data_format,
-            dilations=dilations,
-        )
+
+        def conv(value: Any, op_name: str | None) -> Tensor:
+            return apply_op(
+                "Conv2D",
+                name=op_name,
+                input=value,
+                filter=filters,
+                strides=strides,
+                padding=padding,
+                use_cudnn_on_gpu=True,
+                explicit_paddings=explicit,
+                data_format=data_format,
+                dilations=dilations,
+            )
+
+        if input.shape.rank in (4, 3, 2, 1, 0, None):
+            result = conv(input, scope)
+        else:  # several batch dims: folded into one around the Conv2D, as TF
+            result = _squeeze_batch_dims(input, lambda value: conv(value, None), inner_rank=3, name=scope)
         return squeeze(result, [spatial_start_dim])
+
+
+def _squeeze_batch_dims(inp: Any, op: Any, inner_rank: int, name: str | None = None) -> Tensor:
+    """``op`` on ``inp`` with its batch dims (all but the last ``inner_rank``) folded into one, unfolded after
+    (TF's ``squeeze_batch_dims``: ``Reshape``, ``op``, ``Reshape`` to the batch dims + the op's inner dims)."""
+    with op_scope(name, "squeeze_batch_dims", [inp]):
+        inp = convert_to_tensor(inp, name="input")
+        shape = inp.shape
+        inner_shape: Any = shape[-inner_rank:]
+        if not inner_shape.is_fully_defined():
+            inner_shape = array_ops.shape(inp)[-inner_rank:]
+        batch_shape: Any = shape[:-inner_rank]
+        if not batch_shape.is_fully_defined():
+            batch_shape = array_ops.shape(inp)[:-inner_rank]
+        if isinstance(inner_shape, tensor_shape.TensorShape):
+            inp_reshaped = array_ops.reshape(inp, [-1, *inner_shape.as_list()])
+        else:
+            inp_reshaped = array_ops.reshape(inp, concat(([-1], inner_shape), axis=-1))
+        out_reshaped = op(inp_reshaped)
+        out_inner_shape: Any = out_reshaped.shape[-inner_rank:]
+        if not out_inner_shape.is_fully_defined():
+            out_inner_shape = array_ops.shape(out_reshaped)[-inner_rank:]
+        out = array_ops.reshape(out_reshaped, concat((batch_shape, out_inner_shape), axis=-1))
+        out.set_shape(inp.shape[:-inner_rank].concatenate(out.shape[-inner_rank:]))
+        return out
 
 
 def conv2d_transpose(
