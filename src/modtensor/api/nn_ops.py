@@ -275,12 +275,28 @@ def conv2d(
     strides = _get_sequence(strides, 2, channel_index, "strides")
     dilations = _get_sequence(dilations, 2, channel_index, "dilations")
     input_rank = input.shape.rank if is_tensor(input) else np.ndim(input)
-    if input_rank is not None and input_rank > 4:
-        raise NotImplementedError("conv2d of inputs with more than one batch dimension is not implemented yet")
+    args = (filters, strides, padding, explicit, data_format, dilations)
+    if input_rank is None or input_rank <= 4:
+        return _conv2d_op(input, *args, name=name)
+    # several batch dims: folded into one around the Conv2D, as TF
+    return _squeeze_batch_dims(input, lambda value: _conv2d_op(value, *args), inner_rank=3, name=name)
+
+
+def _conv2d_op(
+    value: Any,
+    filters: Any,
+    strides: list[int],
+    padding: str,
+    explicit: list[int],
+    data_format: str,
+    dilations: list[int],
+    name: str | None = None,
+) -> Tensor:
+    """The ``Conv2D`` op as TF's Python calls it (``use_cudnn_on_gpu`` set)."""
     return apply_op(
         "Conv2D",
         name=name,
-        input=input,
+        input=value,
         filter=filters,
         strides=strides,
         padding=padding,
@@ -603,25 +619,11 @@ def conv1d(
         input = expand_dims(input, spatial_start_dim)
         filters = expand_dims(filters, 0)
         padding, explicit = _convert_padding(padding)
-
-        def conv(value: Any, op_name: str | None) -> Tensor:
-            return apply_op(
-                "Conv2D",
-                name=op_name,
-                input=value,
-                filter=filters,
-                strides=strides,
-                padding=padding,
-                use_cudnn_on_gpu=True,
-                explicit_paddings=explicit,
-                data_format=data_format,
-                dilations=dilations,
-            )
-
+        args = (filters, strides, padding, explicit, data_format, dilations)
         if input.shape.rank in (4, 3, 2, 1, 0, None):
-            result = conv(input, scope)
+            result = _conv2d_op(input, *args, name=scope)
         else:  # several batch dims: folded into one around the Conv2D, as TF
-            result = _squeeze_batch_dims(input, lambda value: conv(value, None), inner_rank=3, name=scope)
+            result = _squeeze_batch_dims(input, lambda value: _conv2d_op(value, *args), inner_rank=3, name=scope)
         return squeeze(result, [spatial_start_dim])
 
 
