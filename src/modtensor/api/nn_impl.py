@@ -207,8 +207,7 @@ def separable_conv2d(
 ) -> Tensor:
     """A depthwise convolution then a 1x1 ``Conv2D`` mixing channels (TF's ``depthwise`` + ``Conv2D`` graph; dilated,
     the depthwise one runs on the input cut into interleaved grids, as TF's ``with_space_to_batch``)."""
-    from modtensor.api.array_ops import shape
-    from modtensor.api.nn_ops import conv2d, depthwise_conv2d_native, with_space_to_batch
+    from modtensor.api.nn_ops import conv2d, depthwise_on_grids
 
     with op_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
         input = convert_to_tensor(input, name="tensor_in")
@@ -218,13 +217,6 @@ def separable_conv2d(
         pointwise_filter_shape.dims[0].assert_is_compatible_with(1)
         pointwise_filter_shape.dims[1].assert_is_compatible_with(1)
         rate = [1, 1] if dilations is None else dilations
-
-        def native(value: Any, _: int, pad: Any) -> Tensor:
-            return depthwise_conv2d_native(value, depthwise_filter, strides, pad, data_format=data_format,
-                                           name="depthwise")  # fmt: skip
-
-        depthwise = with_space_to_batch(
-            input, rate, padding, native, filter_shape=shape(depthwise_filter), data_format=data_format
-        )
+        depthwise = depthwise_on_grids(input, depthwise_filter, strides, padding, rate, data_format, "depthwise")
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID", data_format=data_format,
                       name=scope)  # fmt: skip

@@ -441,13 +441,26 @@ def depthwise_conv2d(
         filter = convert_to_tensor(filter, name="filter_in")
         rate = [1, 1] if dilations is None else dilations
         _warn_dilated_strides(rate, strides)
+        return depthwise_on_grids(input, filter, strides, padding, rate, data_format, scope)
 
-        def native(value: Any, _: int, pad: Any) -> Tensor:
-            return depthwise_conv2d_native(value, filter, strides, pad, data_format=data_format, name=scope)
 
-        return with_space_to_batch(
-            input, rate, padding, native, filter_shape=array_ops.shape(filter), data_format=data_format
-        )
+def depthwise_on_grids(
+    input: Any,  # noqa: A002
+    filter: Any,  # noqa: A002
+    strides: Any,
+    padding: Any,
+    rate: Any,
+    data_format: str | None,
+    name: str,
+) -> Tensor:
+    """``DepthwiseConv2dNative`` (named ``name``) through :func:`with_space_to_batch`: TF's dilated depthwise step
+    of ``depthwise_conv2d`` and ``separable_conv2d`` (the filter's shape gives the SAME padding)."""
+
+    def native(value: Any, _: int, pad: Any) -> Tensor:
+        return depthwise_conv2d_native(value, filter, strides, pad, data_format=data_format, name=name)
+
+    return with_space_to_batch(input, rate, padding, native, filter_shape=array_ops.shape(filter),
+                               data_format=data_format)  # fmt: skip
 
 
 def _warn_dilated_strides(rate: Any, strides: Any) -> None:
