@@ -1,6 +1,6 @@
 """Build of modtensor's native parts (everything else is declared in pyproject.toml).
 
-Five C libraries are built with the package:
+Six C libraries are built with the package:
 
 - ``modtensor/lib/libmodtensor_framework.so``: the shim exporting TensorFlow's plugin
   C API (csrc/shim, plain C11, no Python dependency). Plugins resolve their ``TF_*``
@@ -18,6 +18,9 @@ Five C libraries are built with the package:
 - ``modtensor/lib/libmodtensor_cpu_kernels.so``: the native CPU kernels (csrc/cpu_kernels), a
   plugin like any other (``TF_InitKernel``) that the runtime loads as a built-in plugin at
   first use; it links the shim. Without it the numpy kernels serve every op.
+- ``modtensor/kernels/cpu/_image_codecs``: JPEG and PNG through the system's libjpeg(-turbo) and libpng
+  (csrc/image_codecs), as TensorFlow uses them; built only where their headers are installed
+  (Debian: libjpeg-dev, libpng-dev), else the codec ops say what to install.
 
 The C headers under include/ are installed as ``modtensor/include`` so that
 ``modtensor.sysconfig.get_include()`` works from an installed package, and the golden models of
@@ -45,6 +48,7 @@ PLAN_RUNNER = "modtensor.runtime._plan_runner"
 COMPAT = "modtensor.lib._pywrap_tensorflow_internal"
 COMPAT_FILE = "_pywrap_tensorflow_internal.so"
 CRC32C = "modtensor.framework._crc32c"
+IMAGE_CODECS = "modtensor.kernels.cpu._image_codecs"
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
 
 
@@ -119,6 +123,28 @@ class BuildNative(build_ext):
         plan_runner = by_name[PLAN_RUNNER]
         plan_runner.include_dirs.append(numpy.get_include())
         self.build_extension(plan_runner)
+        missing = self._missing_codec_headers()
+        if missing:
+            print(f"WARNING: modtensor's JPEG/PNG codecs are not built: {missing} not found "
+                  "(Debian: apt-get install libjpeg-dev libpng-dev)", flush=True)  # fmt: skip
+        else:
+            self.build_extension(by_name[IMAGE_CODECS])
+
+    def _missing_codec_headers(self) -> str:
+        """The codec headers the C compiler cannot find (jpeglib.h, png.h, zlib.h), '' when it finds them all."""
+        import subprocess
+        import tempfile
+
+        compiler = getattr(self.compiler, "compiler_so", None) or ["cc"]
+        missing = []
+        for header in ("jpeglib.h", "png.h", "zlib.h"):
+            with tempfile.TemporaryDirectory() as scratch:
+                source = Path(scratch) / "probe.c"
+                source.write_text(f"#include <stddef.h>\n#include <stdio.h>\n#include <{header}>\n")
+                probe = subprocess.run([compiler[0], "-fsyntax-only", str(source)], capture_output=True)
+            if probe.returncode != 0:
+                missing.append(header)
+        return ", ".join(missing)
 
 
 class BuildPyWithHeaders(build_py):
@@ -180,6 +206,14 @@ setup(
             libraries=[f":{SHIM_FILE}"],
             extra_compile_args=[*WARNINGS, "-O2"],
             extra_link_args=[f"-Wl,-soname,{COMPAT_FILE}", "-Wl,-rpath,$ORIGIN", "-Wl,-z,defs"],
+            optional=True,
+        ),
+        # JPEG and PNG (csrc/image_codecs) through the system's libjpeg and libpng, as TensorFlow uses them.
+        Extension(
+            IMAGE_CODECS,
+            sources=_sources("image_codecs"),
+            libraries=["jpeg", "png", "z"],
+            extra_compile_args=[*WARNINGS, "-O2"],
             optional=True,
         ),
         Extension(

@@ -19,6 +19,21 @@ fi
 if ! "$PY" -c "import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" >/dev/null 2>&1; then
   need_apt+=("python3-dev")
 fi
+# libjpeg and libpng headers, for the JPEG/PNG codecs (optional: without them the codec ops say what to install).
+codec_apt=()
+if command -v gcc >/dev/null 2>&1; then
+  printf '#include <stdio.h>\n#include <jpeglib.h>\n' | gcc -fsyntax-only -x c - >/dev/null 2>&1 || codec_apt+=(libjpeg-dev)
+  printf '#include <png.h>\n' | gcc -fsyntax-only -x c - >/dev/null 2>&1 || codec_apt+=(libpng-dev zlib1g-dev)
+else
+  codec_apt+=(libjpeg-dev libpng-dev zlib1g-dev)
+fi
+if [ ${#codec_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    need_apt+=("${codec_apt[@]}")
+  else
+    echo "[bootstrap] note: ${codec_apt[*]} missing: modtensor builds without its JPEG/PNG codecs" >&2
+  fi
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "[bootstrap] installing ${need_apt[*]} with apt-get"

@@ -443,7 +443,7 @@ def _values(array: np.ndarray) -> list:
     if array.dtype.kind == "f":
         return [_float(float(v)) for v in flat]
     if array.dtype.kind in "SO":
-        return [v.decode() if isinstance(v, bytes) else str(v) for v in flat]
+        return [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v) for v in flat]
     return [v.item() for v in flat]
 
 

@@ -1,10 +1,22 @@
 """``modtensor.io`` (TensorFlow's ``tf.io``): TFRecord files, ``tf.train.Example`` parsing, raw bytes, serialized
-tensors and whole files."""
+tensors, whole files and image codecs (JPEG, PNG, BMP)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from modtensor.api.image_codec_ops import (
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from modtensor.api.io_ops import decode_raw, parse_tensor, read_file, serialize_tensor, write_file
 from modtensor.api.parsing_ops import (
     FixedLenFeature,
@@ -23,7 +35,17 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_and_crop_jpeg",
+    "decode_bmp",
+    "decode_gif",
+    "decode_image",
+    "decode_jpeg",
+    "decode_png",
     "decode_raw",
+    "encode_jpeg",
+    "encode_png",
+    "extract_jpeg_shape",
+    "is_jpeg",
     "parse_example",
     "parse_single_example",
     "parse_tensor",

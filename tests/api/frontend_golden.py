@@ -34,11 +34,13 @@ NAMESPACE_CORE = GOLDEN.parent / "namespace_core"
 # tf.strings.as_string/tf.as_string and tf.strings.reduce_join (ids "nsstr_..."), written by
 # tools/make_golden_namespace_strings.py (no api_names.json).
 NAMESPACE_STRINGS = GOLDEN.parent / "namespace_strings"
+# tf.io / tf.image's image codecs (ids "codec_..."), written by tools/make_golden_image_codecs.py (no api_names.json).
+IMAGE_CODECS = GOLDEN.parent / "image_codecs"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases
@@ -75,7 +77,7 @@ def array_record(array: np.ndarray) -> dict:
     if array.dtype.kind == "f":
         values = [_float(float(v)) for v in flat]
     elif array.dtype.kind in "SO":
-        values = [v.decode() if isinstance(v, bytes) else str(v) for v in flat]
+        values = [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v) for v in flat]
     else:
         values = [v.item() for v in flat]
     return {"dtype": dtypes.as_dtype(array.dtype).name, "shape": list(array.shape), "values": values}

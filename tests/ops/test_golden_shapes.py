@@ -33,6 +33,7 @@ CORE_OPS = GOLDEN.parent / "namespace_core" / "ops"  # stateless random ops (too
 IMAGE_OPS = GOLDEN.parent / "image_ops" / "ops"  # HSV, hue/saturation, patches (tools/make_golden_image_ops.py)
 CATEGORICAL_OPS = GOLDEN.parent / "random_categorical" / "ops"  # tools/make_golden_random_categorical.py
 STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops"  # AsString, ReduceJoin (make_golden_namespace_strings.py)
+CODEC_OPS = GOLDEN.parent / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -41,6 +42,7 @@ CASES = [
     *json.loads((IMAGE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((CATEGORICAL_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((STRING_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((CODEC_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -50,6 +52,7 @@ OP_DEFS = (
     IMAGE_OPS / "op_defs.pbtxt",
     CATEGORICAL_OPS / "op_defs.pbtxt",
     STRING_OPS / "op_defs.pbtxt",
+    CODEC_OPS / "op_defs.pbtxt",
 )
 
 

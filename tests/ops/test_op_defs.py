@@ -34,6 +34,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "random_categorical" / "ops" / "op_defs.pbtxt",
     # AsString and ReduceJoin (tools/make_golden_namespace_strings.py)
     Path(__file__).resolve().parent.parent / "golden" / "namespace_strings" / "ops" / "op_defs.pbtxt",
+    # the image codec ops (tools/make_golden_image_codecs.py)
+    Path(__file__).resolve().parent.parent / "golden" / "image_codecs" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -38,6 +38,7 @@ CORE_OPS = GOLDEN / "namespace_core" / "ops"  # the stateless random ops (tools/
 IMAGE_OPS = GOLDEN / "image_ops" / "ops"  # HSV, hue/saturation, patches (tools/make_golden_image_ops.py)
 CATEGORICAL_OPS = GOLDEN / "random_categorical" / "ops"  # tools/make_golden_random_categorical.py
 STRING_OPS = GOLDEN / "namespace_strings" / "ops"  # AsString, ReduceJoin (tools/make_golden_namespace_strings.py)
+CODEC_OPS = GOLDEN / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -46,6 +47,7 @@ TF_CPU = {
     **json.loads((IMAGE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CATEGORICAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((STRING_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((CODEC_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -57,6 +59,7 @@ CASES = [
         IMAGE_OPS / "kernels",
         CATEGORICAL_OPS / "kernels",
         STRING_OPS / "kernels",
+        CODEC_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

@@ -5,8 +5,8 @@ They draw from ``tf.random.uniform`` (RandomUniform / RandomUniformInt, TF's Phi
 with TF's seed rules (global and op seed, see ``random_ops.get_seed``), composed as TF 2.21
 composes them, so a seeded program gives TF's numbers. The ``stateless_random_*`` variants draw the
 same quantities from ``tf.random.stateless_uniform`` (the StatelessRandomUniform*V2 ops) with a shape-[2]
-seed instead, so their values depend on that seed alone. ``stateless_random_jpeg_quality`` is left out:
-modtensor has no JPEG ops.
+seed instead, so their values depend on that seed alone. The JPEG-quality augmentations are in
+``image_codec_ops``.
 """
 
 from __future__ import annotations

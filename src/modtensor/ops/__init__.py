@@ -13,6 +13,7 @@ from modtensor.ops import (  # noqa: F401
     control_ops,
     dataset_ops,
     functional_ops,
+    image_codec_ops,
     image_grad_ops,
     image_ops,
     indexing_ops,

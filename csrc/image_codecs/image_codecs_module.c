@@ -1,0 +1,150 @@
+/* modtensor.kernels.cpu._image_codecs: the JPEG and PNG codecs (jpeg_codec.c, png_codec.c) for the image kernels,
+ * the GIL released while libjpeg / libpng work. Decoders return (bytearray, height, width, channels); failures
+ * return None (PNG: the error code), and the kernels raise TF's errors. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdlib.h>
+
+#include "jpeg_codec.h"
+#include "png_codec.h"
+
+static PyObject* image_tuple(void* pixels, size_t bytes, int height, int width, int channels) {
+  PyObject* array = PyByteArray_FromStringAndSize((const char*)pixels, (Py_ssize_t)bytes);
+  free(pixels);
+  if (array == NULL) return NULL;
+  return Py_BuildValue("Niii", array, height, width, channels);
+}
+
+/* decode_jpeg(data, channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, accurate_dct,
+ *             crop_window or None) */
+static PyObject* decode_jpeg(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  mtic_jpeg_decode_flags flags = {0};
+  PyObject* window;
+  if (!PyArg_ParseTuple(args, "y*iippfpO:decode_jpeg", &data, &flags.components, &flags.ratio,
+                        &flags.fancy_upscaling, &flags.try_recover_truncated, &flags.acceptable_fraction,
+                        &flags.accurate_dct, &window)) {
+    return NULL;
+  }
+  if (window != Py_None) {
+    flags.crop = 1;
+    if (!PyArg_ParseTuple(window, "iiii", &flags.crop_y, &flags.crop_x, &flags.crop_height, &flags.crop_width)) {
+      PyBuffer_Release(&data);
+      return NULL;
+    }
+  }
+  int height = 0, width = 0, channels = 0;
+  uint8_t* pixels;
+  Py_BEGIN_ALLOW_THREADS
+  pixels = mtic_jpeg_decode((const uint8_t*)data.buf, (size_t)data.len, &flags, &height, &width, &channels);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (pixels == NULL) Py_RETURN_NONE;
+  return image_tuple(pixels, (size_t)height * (size_t)width * (size_t)channels, height, width, channels);
+}
+
+/* jpeg_shape(data) -> (height, width, channels) or None */
+static PyObject* jpeg_shape(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  if (!PyArg_ParseTuple(args, "y*:jpeg_shape", &data)) return NULL;
+  int height = 0, width = 0, channels = 0, status;
+  Py_BEGIN_ALLOW_THREADS
+  status = mtic_jpeg_shape((const uint8_t*)data.buf, (size_t)data.len, &height, &width, &channels);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (status != 0) Py_RETURN_NONE;
+  return Py_BuildValue("iii", height, width, channels);
+}
+
+/* encode_jpeg(pixels, height, width, channels, quality, progressive, optimize_size, chroma_downsampling,
+ *             density_unit, x_density, y_density, xmp) -> bytes or None */
+static PyObject* encode_jpeg(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer pixels, xmp;
+  int height, width, channels;
+  mtic_jpeg_encode_flags flags = {0};
+  if (!PyArg_ParseTuple(args, "y*iiiipppiiiy*:encode_jpeg", &pixels, &height, &width, &channels, &flags.quality,
+                        &flags.progressive, &flags.optimize_size, &flags.chroma_downsampling, &flags.density_unit,
+                        &flags.x_density, &flags.y_density, &xmp)) {
+    return NULL;
+  }
+  if (pixels.len < (Py_ssize_t)height * width * channels) {
+    PyBuffer_Release(&pixels);
+    PyBuffer_Release(&xmp);
+    PyErr_SetString(PyExc_ValueError, "encode_jpeg: the pixel buffer is smaller than height * width * channels");
+    return NULL;
+  }
+  flags.xmp = (const uint8_t*)xmp.buf;
+  flags.xmp_size = (size_t)xmp.len;
+  size_t size = 0;
+  uint8_t* stream;
+  Py_BEGIN_ALLOW_THREADS
+  stream = mtic_jpeg_encode((const uint8_t*)pixels.buf, height, width, channels, &flags, &size);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&pixels);
+  PyBuffer_Release(&xmp);
+  if (stream == NULL) Py_RETURN_NONE;
+  PyObject* out = PyBytes_FromStringAndSize((const char*)stream, (Py_ssize_t)size);
+  free(stream);
+  return out;
+}
+
+/* decode_png(data, channels, bits) -> (bytearray, height, width, channels), or an int error code */
+static PyObject* decode_png(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  int channels, bits;
+  if (!PyArg_ParseTuple(args, "y*ii:decode_png", &data, &channels, &bits)) return NULL;
+  int height = 0, width = 0, out_channels = 0, error = 0;
+  void* pixels;
+  Py_BEGIN_ALLOW_THREADS
+  pixels = mtic_png_decode((const uint8_t*)data.buf, (size_t)data.len, channels, bits, &height, &width,
+                           &out_channels, &error);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (pixels == NULL) return PyLong_FromLong(error);
+  return image_tuple(pixels, (size_t)height * (size_t)width * (size_t)out_channels * (size_t)(bits / 8), height,
+                     width, out_channels);
+}
+
+/* encode_png(pixels, height, width, channels, bits, compression) -> bytes or None */
+static PyObject* encode_png(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer pixels;
+  int height, width, channels, bits, compression;
+  if (!PyArg_ParseTuple(args, "y*iiiii:encode_png", &pixels, &height, &width, &channels, &bits, &compression)) {
+    return NULL;
+  }
+  if (pixels.len < (Py_ssize_t)height * width * channels * (bits / 8)) {
+    PyBuffer_Release(&pixels);
+    PyErr_SetString(PyExc_ValueError, "encode_png: the pixel buffer is smaller than the image");
+    return NULL;
+  }
+  size_t size = 0;
+  uint8_t* stream;
+  Py_BEGIN_ALLOW_THREADS
+  stream = mtic_png_encode(pixels.buf, height, width, channels, bits, compression, &size);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&pixels);
+  if (stream == NULL) Py_RETURN_NONE;
+  PyObject* out = PyBytes_FromStringAndSize((const char*)stream, (Py_ssize_t)size);
+  free(stream);
+  return out;
+}
+
+static PyMethodDef kMethods[] = {
+    {"decode_jpeg", decode_jpeg, METH_VARARGS, "Decode a JPEG stream as TF's DecodeJpeg does."},
+    {"jpeg_shape", jpeg_shape, METH_VARARGS, "The (height, width, channels) a JPEG header announces."},
+    {"encode_jpeg", encode_jpeg, METH_VARARGS, "Encode 1- or 3-channel uint8 pixels as TF's EncodeJpeg does."},
+    {"decode_png", decode_png, METH_VARARGS, "Decode a PNG stream as TF's DecodePng does."},
+    {"encode_png", encode_png, METH_VARARGS, "Encode pixels as TF's EncodePng does."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_image_codecs", NULL, -1, kMethods,
+                                     NULL,                  NULL,            NULL, NULL};
+
+PyMODINIT_FUNC PyInit__image_codecs(void) { return PyModule_Create(&kModule); }
