@@ -8,8 +8,9 @@ augmentations, in the format of ``tools/make_golden_frontend_ops.py``, ids ``cod
 ``tests/api/test_image_codecs_golden.py``), and in ``ops/`` the files ``tools/make_golden_op_breadth.py`` writes
 (OpDefs, CPU kernel constraints, shape and kernel cases) for the codec ops. The kernel cases decode streams TF
 encoded (baseline, progressive, grayscale, 4:4:4, optimized, odd sizes), PNGs written here byte by byte (palettes
-with and without transparency, 1-, 4- and 16-bit grey, 16-bit colour, Adam7 interlacing, grey with tRNS) and BMPs
-(8-, 24- and 32-bit, bottom-up and top-down), at every channel count, ratio, crop window and dtype TF takes, and
+with and without transparency, 1-, 4- and 16-bit grey, 16-bit colour, Adam7 interlacing, grey with tRNS), GIFs
+(single frames and animations with local palettes, transparency, offset, small and interlaced frames, LZW written
+here) and BMPs (8-, 24- and 32-bit, bottom-up and top-down), at every channel count, ratio, crop window and dtype TF takes, and
 TF's errors for bad data. Inputs end in a non-zero byte: npz keeps strings as fixed-width bytes, which drop
 trailing NULs.
 """
@@ -172,6 +173,74 @@ def bmp_bytes(pixels: np.ndarray, top_down: bool = False) -> bytes:
     return b"BM" + struct.pack("<IHHI", 54 + len(body), 0, 0, 54) + info + body
 
 
+def _lzw(indices: np.ndarray, min_size: int) -> bytes:
+    """GIF's LZW of the colour indices: codes LSB first in 255-byte sub-blocks, a clear code at the start and
+    whenever the 4096-entry table fills."""
+    clear, end = 1 << min_size, (1 << min_size) + 1
+    codes: list[tuple[int, int]] = []
+    size, table, nxt = min_size + 1, {(i,): i for i in range(clear)}, clear + 2
+    codes.append((clear, size))
+    current: tuple[int, ...] = ()
+    for value in indices.reshape(-1).tolist():
+        candidate = (*current, value)
+        if candidate in table:
+            current = candidate
+            continue
+        codes.append((table[current], size))
+        if nxt < 4096:
+            table[candidate] = nxt
+            nxt += 1
+            if nxt > (1 << size) and size < 12:
+                size += 1
+        else:
+            codes.append((clear, size))
+            size, table, nxt = min_size + 1, {(i,): i for i in range(clear)}, clear + 2
+        current = (value,)
+    if current:
+        codes.append((table[current], size))
+    codes.append((end, size))
+    bits = nbits = 0
+    out = bytearray()
+    for code, width in codes:
+        bits |= code << nbits
+        nbits += width
+        while nbits >= 8:
+            out.append(bits & 0xFF)
+            bits >>= 8
+            nbits -= 8
+    if nbits:
+        out.append(bits & 0xFF)
+    blocks = b"".join(bytes([len(out[i : i + 255])]) + out[i : i + 255] for i in range(0, len(out), 255))
+    return bytes([min_size]) + blocks + b"\x00"
+
+
+def gif_bytes(width: int, height: int, frames: list[dict], palette: np.ndarray | None = None) -> bytes:
+    """A GIF89a: a global palette (or none), then per frame an optional graphics control block (``transparent``),
+    its descriptor (``left``, ``top``, a local ``palette``, ``interlace``) and LZW data of ``indices``."""
+    flags = 0 if palette is None else 0x80 | (int(np.log2(len(palette))) - 1)
+    out = b"GIF89a" + struct.pack("<HHBBB", width, height, flags, 0, 0)
+    if palette is not None:
+        out += palette.astype(np.uint8).tobytes()
+    for frame in frames:
+        indices = frame["indices"]
+        if "transparent" in frame:
+            out += b"\x21\xf9\x04" + struct.pack("<BHB", 1, 10, frame["transparent"]) + b"\x00"
+        local = frame.get("palette")
+        image_flags = 0 if local is None else 0x80 | (int(np.log2(len(local))) - 1)
+        rows = indices
+        if frame.get("interlace"):
+            image_flags |= 0x40
+            rows = np.concatenate([indices[0::8], indices[4::8], indices[2::4], indices[1::2]])
+        out += b"\x2c" + struct.pack("<HHHHB", frame.get("left", 0), frame.get("top", 0), indices.shape[1],
+                                      indices.shape[0], image_flags)  # fmt: skip
+        if local is not None:
+            out += local.astype(np.uint8).tobytes()
+        colours = local if local is not None else palette
+        min_size = max(2, int(np.log2(len(colours)))) if colours is not None else 2
+        out += _lzw(rows, frame.get("min_size", min_size))
+    return out + b"\x3b"
+
+
 def scalar(data: bytes) -> np.ndarray:
     assert data[-1:] != b"\x00", "npz would drop the trailing NUL"
     return np.array(data, dtype=object)
@@ -275,6 +344,40 @@ def write_op_goldens() -> int:
     kernel_case("DecodePng", scalar(pngs["rgb"]), channels=2)
     kernel_case("DecodeBmp", scalar(pngs["rgb"]))
     kernel_case("DecodeAndCropJpeg", scalar(pngs["rgb"]), np.array([0, 0, 2, 2], np.int32))
+    # GIF: single frames and animations (local palettes, transparency, offsets, interlacing), written here.
+    pal16 = rng.integers(1, 256, (16, 3))
+    pal4 = rng.integers(1, 256, (4, 3))
+    a = rng.integers(0, 16, (9, 13))
+    b = rng.integers(0, 16, (9, 13))
+    gifs = {
+        "single": gif_bytes(13, 9, [{"indices": a}], pal16),
+        "animated": gif_bytes(13, 9, [{"indices": a}, {"indices": b, "palette": rng.integers(1, 256, (16, 3))},
+                                      {"indices": (a + b) % 16, "transparent": 3}], pal16),  # fmt: skip
+        "offset": gif_bytes(13, 9, [{"indices": a}, {"indices": b[:4, :5] % 4, "left": 3, "top": 2,
+                                                     "transparent": 1}], pal16),  # fmt: skip
+        "small_first": gif_bytes(13, 9, [{"indices": a[:5, :6], "left": 4, "top": 1}, {"indices": b}], pal16),
+        "interlaced": gif_bytes(13, 19, [{"indices": rng.integers(0, 16, (19, 13)), "interlace": True}], pal16),
+        "big": gif_bytes(70, 60, [{"indices": rng.integers(0, 3, (60, 70)) + (np.arange(70) % 5 == 0)}], pal16),
+        "transparent_first": gif_bytes(5, 4, [{"indices": np.arange(20).reshape(4, 5) % 4, "transparent": 2}], pal4),
+    }
+    for stream in gifs.values():
+        kernel_case("DecodeGif", scalar(stream))
+        kernel_case("DecodeImage", scalar(stream))
+        kernel_case("DecodeImage", scalar(stream), expand_animations=False, dtype=np.float32)
+        kernel_case("DecodeImage", scalar(stream), channels=3, dtype=np.uint16)
+        kernel_case("DecodePng", scalar(stream))
+        kernel_case("DecodeJpeg", scalar(stream), channels=3)
+    kernel_case("DecodeGif", scalar(gif_bytes(4, 3, [{"indices": np.full((3, 4), 5), "min_size": 3}], pal4)))
+    kernel_case("DecodeGif", scalar(gif_bytes(4, 3, [{"indices": np.ones((3, 4), int)}])))
+    animated = gifs["animated"]
+    cut = len(animated) - 40  # inside the last frame's data
+    while animated[cut - 1] == 0:
+        cut -= 1
+    kernel_case("DecodeGif", scalar(animated[:cut]))
+    after_frames = gifs["single"][:-1] + b"\x21"  # an extension record cut short after a whole frame
+    kernel_case("DecodeGif", scalar(after_frames))
+    kernel_case("DecodeGif", scalar(b"GIF89a\x01\x02"))
+    kernel_case("DecodeGif", scalar(gifs["single"][:-1] + b"\x99"))
     kernel_case("DecodeImage", scalar(b"GIF89a"), channels=1)
     kernel_case("DecodeBmp", scalar(b"GIF89a"))
     kernel_case("DecodeAndCropJpeg", scalar(b"GIF89a"), np.array([0, 0, 2, 2], np.int32))

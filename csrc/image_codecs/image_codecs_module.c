@@ -1,11 +1,12 @@
-/* modtensor.kernels.cpu._image_codecs: the JPEG and PNG codecs (jpeg_codec.c, png_codec.c) for the image kernels,
- * the GIL released while libjpeg / libpng work. Decoders return (bytearray, height, width, channels); failures
- * return None (PNG: the error code), and the kernels raise TF's errors. */
+/* modtensor.kernels.cpu._image_codecs: the JPEG, PNG and GIF codecs (jpeg_codec.c, png_codec.c, gif_codec.c) for
+ * the image kernels, the GIL released while they work. Decoders return (bytearray, height, width, channels);
+ * failures return None (PNG: the error code, GIF: (kind, message)), and the kernels raise TF's errors. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <stdlib.h>
 
+#include "gif_codec.h"
 #include "jpeg_codec.h"
 #include "png_codec.h"
 
@@ -135,12 +136,34 @@ static PyObject* encode_png(PyObject* self, PyObject* args) {
   return out;
 }
 
+/* decode_gif(data, mode) -> (bytearray, frames, height, width), or (error kind, message) */
+static PyObject* decode_gif(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  int mode;
+  if (!PyArg_ParseTuple(args, "y*i:decode_gif", &data, &mode)) return NULL;
+  int frames = 0, height = 0, width = 0, kind = 0;
+  char error[256] = "";
+  uint8_t* pixels;
+  Py_BEGIN_ALLOW_THREADS
+  pixels = mtic_gif_decode((const uint8_t*)data.buf, (size_t)data.len, mode, &frames, &height, &width, error,
+                           sizeof error, &kind);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (pixels == NULL) return Py_BuildValue("is", kind, error);
+  PyObject* array = PyByteArray_FromStringAndSize((const char*)pixels, (Py_ssize_t)frames * height * width * 3);
+  free(pixels);
+  if (array == NULL) return NULL;
+  return Py_BuildValue("Niii", array, frames, height, width);
+}
+
 static PyMethodDef kMethods[] = {
     {"decode_jpeg", decode_jpeg, METH_VARARGS, "Decode a JPEG stream as TF's DecodeJpeg does."},
     {"jpeg_shape", jpeg_shape, METH_VARARGS, "The (height, width, channels) a JPEG header announces."},
     {"encode_jpeg", encode_jpeg, METH_VARARGS, "Encode 1- or 3-channel uint8 pixels as TF's EncodeJpeg does."},
     {"decode_png", decode_png, METH_VARARGS, "Decode a PNG stream as TF's DecodePng does."},
     {"encode_png", encode_png, METH_VARARGS, "Encode pixels as TF's EncodePng does."},
+    {"decode_gif", decode_gif, METH_VARARGS, "Decode a GIF's frames as TF's DecodeGif does."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -112,12 +112,19 @@ def test_damaged_png_is_a_clear_error() -> None:
         tf.io.decode_png(bytes(data))
 
 
-def test_gif_data_is_refused_with_what_works() -> None:
-    gif = b"GIF89a\x01\x00\x01\x00\x00\x00\x00;"
-    with pytest.raises(errors.UnimplementedError, match="DecodeGif: modtensor cannot decode GIF images yet"):
-        tf.io.decode_gif(gif)
-    with pytest.raises(errors.UnimplementedError, match="JPEG, PNG and BMP only"):
-        tf.io.decode_image(gif)
+def test_an_animated_gif_gives_its_frames_and_webp_is_refused_with_what_works() -> None:
+    golden = Path(__file__).resolve().parent.parent / "golden" / "image_codecs" / "ops" / "kernels" / "DecodeGif.npz"
+    with np.load(golden) as data:  # the first GIF TF decoded into three frames or more
+        case = next(k[: -len("_out0")] for k in data.files if k.endswith("_out0") and data[k].shape[0] >= 3)
+        animated, want = bytes(data[f"{case}_in0"].item()), data[f"{case}_out0"]
+    frames = tf.io.decode_gif(animated)
+    np.testing.assert_array_equal(frames.numpy(), want)
+    np.testing.assert_array_equal(tf.io.decode_image(animated, expand_animations=False).numpy(), frames.numpy()[0])
+    with pytest.raises(errors.InvalidArgumentError, match="animated gifs can only be decoded by tf.io.decode_gif"):
+        tf.io.decode_png(animated)
+    webp = b"RIFF\x1a\x00\x00\x00WEBPVP8 \x0e\x00\x00\x00"
+    with pytest.raises(errors.UnimplementedError, match="DecodeImage: modtensor cannot decode WebP images yet"):
+        tf.io.decode_image(webp)
 
 
 def test_a_build_without_the_codec_libraries_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

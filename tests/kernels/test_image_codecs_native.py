@@ -1,8 +1,8 @@
 """The image codecs (csrc/image_codecs) are -Wall -Wextra clean and clean under AddressSanitizer and
 LeakSanitizer on good and on damaged data.
 
-A C driver (tests/kernels/csrc/image_codecs_fuzz.c) built with -fsanitize=address decodes every JPEG, PNG and BMP
-stream of the codec goldens (tests/golden/image_codecs) and 600 seeded damaged copies of them (bits flipped,
+A C driver (tests/kernels/csrc/image_codecs_fuzz.c) built with -fsanitize=address decodes every JPEG, PNG, GIF and
+BMP stream of the codec goldens (tests/golden/image_codecs) and 600 seeded damaged copies of them (bits flipped,
 bytes overwritten, cut short, chunks repeated) with every decoder setting, then encodes what decodes. Any ASan or
 LSan report fails the test: untrusted bytes must never corrupt memory or leak, whatever libjpeg/libpng make of
 them. The Python process is kept out of it, so leaks are checked too.
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent.parent
-SOURCES = [REPO / "csrc" / "image_codecs" / "jpeg_codec.c", REPO / "csrc" / "image_codecs" / "png_codec.c"]
+SOURCES = [REPO / "csrc" / "image_codecs" / f"{name}_codec.c" for name in ("jpeg", "png", "gif")]
 DRIVER = Path(__file__).resolve().parent / "csrc" / "image_codecs_fuzz.c"
 GOLDEN = REPO / "tests" / "golden" / "image_codecs" / "ops" / "kernels"
 ASAN_FLAGS = ["-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1"]
@@ -44,7 +44,7 @@ def _streams() -> list[bytes]:
 
 def _damaged(streams: list[bytes], count: int) -> list[bytes]:
     rng = np.random.default_rng(20261206)
-    images = [s for s in streams if s[:3] == b"\xff\xd8\xff" or s[:4] == b"\x89PNG"]
+    images = [s for s in streams if s[:3] == b"\xff\xd8\xff" or s[:4] in (b"\x89PNG", b"GIF8")]
     out = []
     for i in range(count):
         data = bytearray(images[i % len(images)])

@@ -1,11 +1,13 @@
-/* Drives csrc/image_codecs (jpeg_codec.c, png_codec.c) over the files named on the command line, for the
- * AddressSanitizer / LeakSanitizer test: every file is decoded as JPEG with each flag set (channels, ratios, DCTs,
- * upsampling, truncation recovery, crop windows) and as PNG at each channel count and depth, and whatever decodes
- * is encoded again (JPEG at several settings, PNG 8- and 16-bit). Prints "files N decoded M". */
+/* Drives csrc/image_codecs (jpeg_codec.c, png_codec.c, gif_codec.c) over the files named on the command line, for
+ * the AddressSanitizer / LeakSanitizer test: every file is decoded as JPEG with each flag set (channels, ratios,
+ * DCTs, upsampling, truncation recovery, crop windows), as PNG at each channel count and depth and as GIF in each
+ * frame mode, and whatever decodes is encoded again (JPEG at several settings, PNG 8- and 16-bit). Prints
+ * "files N decoded M". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gif_codec.h"
 #include "jpeg_codec.h"
 #include "png_codec.h"
 
@@ -84,6 +86,16 @@ int main(int argc, char** argv) {
           if (bits == 8 && channels == 0) encode_back((const uint8_t*)image, h, w, c);
           free(image);
         }
+      }
+    }
+    for (int mode = MTIC_GIF_ALL_FRAMES; mode <= MTIC_GIF_ONE_FRAME; ++mode) {
+      int frames = 0, kind = 0;
+      char error[256];
+      uint8_t* image = mtic_gif_decode(data, size, mode, &frames, &h, &w, error, sizeof error, &kind);
+      if (image != NULL) {
+        ++decoded;
+        if (mode == MTIC_GIF_FIRST_FRAME && h > 0 && w > 0) encode_back(image, h, w, 3);
+        free(image);
       }
     }
     free(data);

@@ -4,7 +4,8 @@ ExtractJpegShapeOp behave.
 Every decode op looks at the data's magic bytes and decodes JPEG, PNG, GIF or BMP whatever its name (a PNG through
 ``DecodeJpeg`` works, as in TF); only ``DecodeBmp`` and ``DecodeAndCropJpeg`` refuse other formats. JPEG and PNG
 go through the system's libjpeg(-turbo) and libpng in ``_image_codecs`` (csrc/image_codecs) with TF's settings,
-so pixels and encoded bytes are TF's; BMP is read here. Errors carry TF's wording.
+so pixels and encoded bytes are TF's; GIF through the same module's own reader (giflib's reading, TF's frame
+compositing); BMP is read here. Errors carry TF's wording.
 """
 
 from __future__ import annotations
@@ -136,7 +137,12 @@ def _decode_png(data: bytes, op: str, channels: int, dtype: Any) -> np.ndarray:
     return image[np.newaxis] if op == "DecodeGif" else image
 
 
-def _decode_gif(data: bytes, op: str, channels: int) -> np.ndarray:
+_GIF_ALL_FRAMES, _GIF_FIRST_FRAME, _GIF_ONE_FRAME = 0, 1, 2
+
+
+def _decode_gif(data: bytes, op: str, channels: int, dtype: Any, expand_animations: bool) -> np.ndarray:
+    """TF's DecodeGifV2: every frame for DecodeGif and an expanding DecodeImage (4-D), the first for a
+    non-expanding DecodeImage, the only one for DecodePng / DecodeJpeg (an animation is an error there)."""
     if channels not in (0, 3):
         raise invalid_argument(f"channels must be 0 or 3 for GIF, got {channels}")
     if op == "DecodeBmp":
@@ -145,7 +151,15 @@ def _decode_gif(data: bytes, op: str, channels: int) -> np.ndarray:
         )
     if op == "DecodeAndCropJpeg":
         raise invalid_argument("DecodeAndCropJpeg operation can run on JPEG only, but detected GIF.")
-    raise UnimplementedError(None, None, f"{op}: modtensor cannot decode GIF images yet (JPEG, PNG and BMP only)")
+    frames_4d = op == "DecodeGif" or (op == "DecodeImage" and expand_animations)
+    mode = _GIF_ALL_FRAMES if frames_4d else _GIF_FIRST_FRAME if op == "DecodeImage" else _GIF_ONE_FRAME
+    result = _native().decode_gif(data, mode)
+    if isinstance(result[0], int):
+        kind, message = result
+        raise invalid_argument(message if kind == 2 else f"Invalid GIF data (size {len(data)}), {message}")
+    pixels, frames, height, width = result
+    image = np.frombuffer(pixels, np.uint8).reshape(frames, height, width, 3)
+    return _as_dtype(image if frames_4d else image[0], dtype)
 
 
 def _decode_bmp(data: bytes, op: str, channels: int, dtype: Any) -> np.ndarray:
@@ -203,8 +217,8 @@ def _decode_bmp(data: bytes, op: str, channels: int, dtype: Any) -> np.ndarray:
     return _as_dtype(out, dtype)
 
 
-def _decode(op: str, contents: np.ndarray, channels: int = 3, dtype: Any = np.uint8,
-            jpeg: dict | None = None, window: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+def _decode(op: str, contents: np.ndarray, channels: int = 3, dtype: Any = np.uint8, jpeg: dict | None = None,
+            window: np.ndarray | None = None, expand_animations: bool = True) -> np.ndarray:  # fmt: skip
     data = _contents(contents)
     fmt = file_format(data)
     if fmt == _JPEG:
@@ -214,11 +228,11 @@ def _decode(op: str, contents: np.ndarray, channels: int = 3, dtype: Any = np.ui
     if fmt == _PNG:
         return _decode_png(data, op, channels, dtype)
     if fmt == _GIF:
-        return _decode_gif(data, op, channels)
+        return _decode_gif(data, op, channels, dtype, expand_animations)
     if fmt == _BMP:
         return _decode_bmp(data, op, channels, dtype)
     if fmt == _WEBP:
-        raise UnimplementedError(None, None, f"{op}: modtensor cannot decode WebP images yet (JPEG, PNG and BMP only)")
+        raise UnimplementedError(None, None, f"{op}: modtensor cannot decode WebP images yet (JPEG, PNG, GIF, BMP)")
     raise invalid_argument("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.")
 
 
@@ -269,7 +283,7 @@ def decode_image(contents: np.ndarray, channels: int = 0, dtype: Any = np.uint8,
                  expand_animations: bool = True) -> np.ndarray:  # fmt: skip
     """DecodeImage: any supported format, ``[h, w, c]`` (GIF frames ``[n, h, w, c]`` with ``expand_animations``)."""
     _check_channels(int(channels))
-    return _decode("DecodeImage", contents, int(channels), dtype)
+    return _decode("DecodeImage", contents, int(channels), dtype, expand_animations=bool(expand_animations))
 
 
 def _encode_jpeg_image(image: np.ndarray) -> tuple[int, int, int]:
