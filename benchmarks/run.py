@@ -33,6 +33,7 @@ BENCHMARKS = [
     "model_latency",
     "grappler_scaling",
     "data_pipeline",
+    "image_codecs",
     "checkpoint_io",
     "training",
 ]
