@@ -341,6 +341,8 @@ def write_op_goldens() -> int:
     broken[60] ^= 0x55  # inside IDAT: the chunk's CRC no longer matches
     kernel_case("DecodePng", scalar(bytes(broken)))
     kernel_case("DecodePng", scalar(b"\x89PNG\r\n\x1a\n but no header"))
+    huge = struct.pack(">IIBBBBB", 1 << 27, 3, 8, 0, 0, 0, 0)  # a header whose size TF refuses before decoding
+    kernel_case("DecodePng", scalar(b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", huge) + _chunk(b"IEND", b"")))
     kernel_case("DecodePng", scalar(pngs["rgb"]), channels=2)
     kernel_case("DecodeBmp", scalar(pngs["rgb"]))
     kernel_case("DecodeAndCropJpeg", scalar(pngs["rgb"]), np.array([0, 0, 2, 2], np.int32))

@@ -1,6 +1,7 @@
 /* modtensor.kernels.cpu._image_codecs: the JPEG, PNG and GIF codecs (jpeg_codec.c, png_codec.c, gif_codec.c) for
  * the image kernels, the GIL released while they work. Decoders return (bytearray, height, width, channels);
- * failures return None (PNG: the error code, GIF: (kind, message)), and the kernels raise TF's errors. */
+ * failures return None (PNG: (error code, width, height), GIF: (kind, message)), and the kernels raise TF's
+ * errors. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -93,7 +94,7 @@ static PyObject* encode_jpeg(PyObject* self, PyObject* args) {
   return out;
 }
 
-/* decode_png(data, channels, bits) -> (bytearray, height, width, channels), or an int error code */
+/* decode_png(data, channels, bits) -> (bytearray, height, width, channels), or (error code, width, height) */
 static PyObject* decode_png(PyObject* self, PyObject* args) {
   (void)self;
   Py_buffer data;
@@ -106,7 +107,7 @@ static PyObject* decode_png(PyObject* self, PyObject* args) {
                            &out_channels, &error);
   Py_END_ALLOW_THREADS
   PyBuffer_Release(&data);
-  if (pixels == NULL) return PyLong_FromLong(error);
+  if (pixels == NULL) return Py_BuildValue("iii", error, width, height);
   return image_tuple(pixels, (size_t)height * (size_t)width * (size_t)out_channels * (size_t)(bits / 8), height,
                      width, out_channels);
 }

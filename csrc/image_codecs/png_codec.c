@@ -120,6 +120,8 @@ void* mtic_png_decode(const uint8_t* data, size_t size, int channels, int bits, 
   /* TF's limits: each side below 2^27 and the area below 2^29 */
   if (w >= (1u << 27) || h >= (1u << 27) || (uint64_t)w * h >= ((uint64_t)1 << 29)) {
     *error = 2;
+    *width = (int)(w < (1u << 31) ? w : (1u << 31) - 1); /* for the message */
+    *height = (int)(h < (1u << 31) ? h : (1u << 31) - 1);
     png_error(dec->png, "too large");
   }
   *error = 3;

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 /* The decoded image (height x width x *channels samples of bits / 8 bytes each, native byte order, malloc'ed) or
- * NULL with *error set: 1 not a PNG / bad header, 2 too large, 3 bad data. channels: 0 (as stored; palette as RGB
+ * NULL with *error set: 1 not a PNG / bad header, 2 too large (*width and *height then hold the header's), 3 bad
+ * data. channels: 0 (as stored; palette as RGB
  * or RGBA), 1, 2, 3 or 4; bits: 8 or 16. */
 void* mtic_png_decode(const uint8_t* data, size_t size, int channels, int bits, int* height, int* width,
                       int* out_channels, int* error);

@@ -44,7 +44,7 @@ def _streams() -> list[bytes]:
 
 def _damaged(streams: list[bytes], count: int) -> list[bytes]:
     rng = np.random.default_rng(20261206)
-    images = [s for s in streams if s[:3] == b"\xff\xd8\xff" or s[:4] in (b"\x89PNG", b"GIF8")]
+    images = [s for s in streams if len(s) >= 16 and (s[:3] == b"\xff\xd8\xff" or s[:4] in (b"\x89PNG", b"GIF8"))]
     out = []
     for i in range(count):
         data = bytearray(images[i % len(images)])

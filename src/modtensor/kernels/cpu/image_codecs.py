@@ -31,8 +31,8 @@ def _native() -> Any:
         raise UnimplementedError(
             None,
             None,
-            "modtensor was built without its JPEG/PNG codecs (libjpeg or libpng headers were missing at install): "
-            "install them (Debian: apt-get install libjpeg-dev libpng-dev) and reinstall modtensor",
+            "modtensor was built without its image codecs (JPEG, PNG, GIF: the libjpeg or libpng headers were missing "
+            "at install): install them (Debian: apt-get install libjpeg-dev libpng-dev) and reinstall modtensor",
         )
     return _codecs
 
@@ -87,6 +87,16 @@ def _jpeg_flags(ratio: int, dct_method: Any) -> bool:
     return method == "INTEGER_ACCURATE"
 
 
+def _refuse_in_bmp_and_crop_ops(op: str, fmt: str) -> None:
+    """TF's errors for a format DecodeBmp or DecodeAndCropJpeg does not take (JPEG is fine for the latter)."""
+    if op == "DecodeBmp":
+        raise invalid_argument(
+            f"Trying to decode {fmt} format using DecodeBmp op. Use `decode_{fmt.lower()}` or `decode_image` instead."
+        )
+    if op == "DecodeAndCropJpeg" and fmt != _JPEG:
+        raise invalid_argument(f"DecodeAndCropJpeg operation can run on JPEG only, but detected {fmt}.")
+
+
 def _decode_jpeg(data: bytes, op: str, channels: int, dtype: Any, jpeg: dict, window: np.ndarray | None) -> np.ndarray:
     if channels not in (0, 1, 3):
         raise invalid_argument("JPEG does not support 4 channels")
@@ -97,10 +107,7 @@ def _decode_jpeg(data: bytes, op: str, channels: int, dtype: Any, jpeg: dict, wi
         if window.shape[0] != 4:
             raise invalid_argument(f"crop_size must have four elements {shape_str(window.shape)}")
         crop = tuple(int(v) for v in window)
-    elif op == "DecodeBmp":
-        raise invalid_argument(
-            "Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or `decode_image` instead."
-        )
+    _refuse_in_bmp_and_crop_ops(op, _JPEG)
     decoded = _native().decode_jpeg(
         data, channels, jpeg["ratio"], jpeg["fancy_upscaling"], jpeg["try_recover_truncated"],
         jpeg["acceptable_fraction"], jpeg["accurate"], crop,
@@ -118,17 +125,13 @@ def _decode_png(data: bytes, op: str, channels: int, dtype: Any) -> np.ndarray:
     name = np.dtype(as_numpy_dtype(dtype)).name
     bits = 8 if name == "uint8" else 16
     result = _native().decode_png(data, channels, bits)
-    if isinstance(result, int) and result == 1:
+    failed = len(result) == 3  # (error, width, height) rather than (pixels, height, width, channels)
+    if failed and result[0] == 1:
         raise invalid_argument("Invalid PNG. Failed to initialize decoder.")
-    if isinstance(result, int) and result == 2:
-        raise invalid_argument("PNG size too large for int")
-    if op == "DecodeBmp":
-        raise invalid_argument(
-            "Trying to decode PNG format using DecodeBmp op. Use `decode_png` or `decode_image` instead."
-        )
-    if op == "DecodeAndCropJpeg":
-        raise invalid_argument("DecodeAndCropJpeg operation can run on JPEG only, but detected PNG.")
-    if isinstance(result, int):
+    if failed and result[0] == 2:
+        raise invalid_argument(f"PNG size too large for int: {result[1]} by {result[2]}")
+    _refuse_in_bmp_and_crop_ops(op, _PNG)
+    if failed:
         raise invalid_argument(f"Invalid PNG data, size {len(data)}")
     pixels, height, width, got = result
     image = np.frombuffer(pixels, np.uint8 if bits == 8 else np.uint16).reshape(height, width, got)
@@ -145,12 +148,7 @@ def _decode_gif(data: bytes, op: str, channels: int, dtype: Any, expand_animatio
     non-expanding DecodeImage, the only one for DecodePng / DecodeJpeg (an animation is an error there)."""
     if channels not in (0, 3):
         raise invalid_argument(f"channels must be 0 or 3 for GIF, got {channels}")
-    if op == "DecodeBmp":
-        raise invalid_argument(
-            "Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or `decode_image` instead."
-        )
-    if op == "DecodeAndCropJpeg":
-        raise invalid_argument("DecodeAndCropJpeg operation can run on JPEG only, but detected GIF.")
+    _refuse_in_bmp_and_crop_ops(op, _GIF)
     frames_4d = op == "DecodeGif" or (op == "DecodeImage" and expand_animations)
     mode = _GIF_ALL_FRAMES if frames_4d else _GIF_FIRST_FRAME if op == "DecodeImage" else _GIF_ONE_FRAME
     result = _native().decode_gif(data, mode)
