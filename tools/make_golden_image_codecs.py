@@ -10,9 +10,9 @@ augmentations, in the format of ``tools/make_golden_frontend_ops.py``, ids ``cod
 encoded (baseline, progressive, grayscale, 4:4:4, optimized, odd sizes), PNGs written here byte by byte (palettes
 with and without transparency, 1-, 4- and 16-bit grey, 16-bit colour, Adam7 interlacing, grey with tRNS), GIFs
 (single frames and animations with local palettes, transparency, offset, small and interlaced frames, LZW written
-here) and BMPs (8-, 24- and 32-bit, bottom-up and top-down), at every channel count, ratio, crop window and dtype TF takes, and
-TF's errors for bad data. Inputs end in a non-zero byte: npz keeps strings as fixed-width bytes, which drop
-trailing NULs.
+here) and BMPs (8-, 24- and 32-bit, bottom-up and top-down), at every channel count, ratio, crop window and dtype
+TF takes, and TF's errors for bad data. Inputs end in a non-zero byte: npz keeps strings as fixed-width bytes,
+which drop trailing NULs.
 """
 
 from __future__ import annotations
