@@ -34,6 +34,7 @@ BENCHMARKS = [
     "grappler_scaling",
     "data_pipeline",
     "image_codecs",
+    "spectral",
     "checkpoint_io",
     "training",
 ]

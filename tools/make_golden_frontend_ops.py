@@ -442,6 +442,8 @@ def _values(array: np.ndarray) -> list:
     flat = array.reshape(-1)
     if array.dtype.kind == "f":
         return [_float(float(v)) for v in flat]
+    if array.dtype.kind == "c":  # [real, imag] pairs
+        return [[_float(float(v.real)), _float(float(v.imag))] for v in flat]
     if array.dtype.kind in "SO":
         return [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v) for v in flat]
     return [v.item() for v in flat]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import bitwise, compat, config, image, linalg, math, nn, random, strings, sysconfig
+from modtensor import bitwise, compat, config, image, linalg, math, nn, random, signal, strings, sysconfig
 from modtensor import kernels as _kernels  # noqa: F401 - arms the built-in CPU kernels at the runtime's first use
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import clip_ops as _clip_ops
@@ -154,6 +154,7 @@ __all__ = [
     "reduce_logsumexp",  # noqa: F822
     "resource",
     "saved_model",  # noqa: F822
+    "signal",
     "string",
     "strings",
     "switch_case",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -190,6 +191,9 @@ __all__ += ["histogram_fixed_width", "linspace", "searchsorted"]
 from modtensor.api.string_ops import as_string  # noqa: E402  (tf.as_string, also tf.strings.as_string)
 
 __all__ += ["as_string"]
+from modtensor.api.spectral_ops import complex  # noqa: E402, A004  (tf.complex; real/imag are in tf.math only)
+
+__all__ += ["complex"]
 
 # Loaded on first use: tracing machinery that eager-only programs never touch.
 _LAZY = {

@@ -195,3 +195,8 @@ __all__ += ["cumulative_logsumexp", "reduce_euclidean_norm"]
 from modtensor.api.confusion_matrix import confusion_matrix  # noqa: E402
 
 __all__ += ["confusion_matrix"]
+
+# complex numbers (api/spectral_ops.py)
+from modtensor.api.spectral_ops import angle, imag, real  # noqa: E402
+
+__all__ += ["angle", "imag", "real"]

@@ -36,11 +36,13 @@ NAMESPACE_CORE = GOLDEN.parent / "namespace_core"
 NAMESPACE_STRINGS = GOLDEN.parent / "namespace_strings"
 # tf.io / tf.image's image codecs (ids "codec_..."), written by tools/make_golden_image_codecs.py (no api_names.json).
 IMAGE_CODECS = GOLDEN.parent / "image_codecs"
+# tf.complex, tf.math's complex parts and tf.signal's FFTs (ids "spectral_..."), by tools/make_golden_spectral_ops.py.
+SPECTRAL = GOLDEN.parent / "spectral_ops"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases
@@ -76,6 +78,8 @@ def array_record(array: np.ndarray) -> dict:
     flat = array.reshape(-1)
     if array.dtype.kind == "f":
         values = [_float(float(v)) for v in flat]
+    elif array.dtype.kind == "c":  # [real, imag] pairs
+        values = [[_float(float(v.real)), _float(float(v.imag))] for v in flat]
     elif array.dtype.kind in "SO":
         values = [v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v) for v in flat]
     else:
@@ -187,6 +191,12 @@ def _assert_values_equal(got: dict, want: dict, where: str) -> None:
         g, w = decode(np.array(got["values"], dtype=object)), decode(np.array(want["values"], dtype=object))
         rtol = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-12}[want["dtype"]]
         np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True, err_msg=where)
+    elif want["dtype"] in ("complex64", "complex128"):  # a transform's error scales with its largest output
+        decode = np.vectorize(lambda v: float(v) if isinstance(v, str) else v, otypes=[np.float64])
+        g, w = decode(np.array(got["values"], dtype=object)), decode(np.array(want["values"], dtype=object))
+        rtol = 1e-5 if want["dtype"] == "complex64" else 1e-12
+        scale = float(np.max(np.abs(w[np.isfinite(w)]), initial=1.0))
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale, equal_nan=True, err_msg=where)
     else:
         assert got["values"] == want["values"], where
 

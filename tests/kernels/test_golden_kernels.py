@@ -31,9 +31,11 @@ IMAGE_OPS = GOLDEN.parent / "image_ops" / "ops" / "kernels"  # (tools/make_golde
 CATEGORICAL_OPS = GOLDEN.parent / "random_categorical" / "ops" / "kernels"  # make_golden_random_categorical.py
 STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops" / "kernels"  # (tools/make_golden_namespace_strings.py)
 CODEC_OPS = GOLDEN.parent / "image_codecs" / "ops" / "kernels"  # (tools/make_golden_image_codecs.py)
+SPECTRAL_OPS = GOLDEN.parent / "spectral_ops" / "ops" / "kernels"  # (tools/make_golden_spectral_ops.py)
 INDEX = [
     case | {"dir": str(folder)}
-    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS, IMAGE_OPS, STRING_OPS, CATEGORICAL_OPS, CODEC_OPS)
+    for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS, IMAGE_OPS, STRING_OPS, CATEGORICAL_OPS, CODEC_OPS,
+                   SPECTRAL_OPS)
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 

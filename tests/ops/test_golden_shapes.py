@@ -34,6 +34,7 @@ IMAGE_OPS = GOLDEN.parent / "image_ops" / "ops"  # HSV, hue/saturation, patches 
 CATEGORICAL_OPS = GOLDEN.parent / "random_categorical" / "ops"  # tools/make_golden_random_categorical.py
 STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops"  # AsString, ReduceJoin (make_golden_namespace_strings.py)
 CODEC_OPS = GOLDEN.parent / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
+SPECTRAL_OPS = GOLDEN.parent / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -43,6 +44,7 @@ CASES = [
     *json.loads((CATEGORICAL_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((STRING_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((CODEC_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((SPECTRAL_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -53,6 +55,7 @@ OP_DEFS = (
     CATEGORICAL_OPS / "op_defs.pbtxt",
     STRING_OPS / "op_defs.pbtxt",
     CODEC_OPS / "op_defs.pbtxt",
+    SPECTRAL_OPS / "op_defs.pbtxt",
 )
 
 

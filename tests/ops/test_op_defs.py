@@ -36,6 +36,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "namespace_strings" / "ops" / "op_defs.pbtxt",
     # the image codec ops (tools/make_golden_image_codecs.py)
     Path(__file__).resolve().parent.parent / "golden" / "image_codecs" / "ops" / "op_defs.pbtxt",
+    # the complex-number and FFT ops (tools/make_golden_spectral_ops.py)
+    Path(__file__).resolve().parent.parent / "golden" / "spectral_ops" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -39,6 +39,7 @@ IMAGE_OPS = GOLDEN / "image_ops" / "ops"  # HSV, hue/saturation, patches (tools/
 CATEGORICAL_OPS = GOLDEN / "random_categorical" / "ops"  # tools/make_golden_random_categorical.py
 STRING_OPS = GOLDEN / "namespace_strings" / "ops"  # AsString, ReduceJoin (tools/make_golden_namespace_strings.py)
 CODEC_OPS = GOLDEN / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
+SPECTRAL_OPS = GOLDEN / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -48,6 +49,7 @@ TF_CPU = {
     **json.loads((CATEGORICAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((STRING_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CODEC_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((SPECTRAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -60,6 +62,7 @@ CASES = [
         CATEGORICAL_OPS / "kernels",
         STRING_OPS / "kernels",
         CODEC_OPS / "kernels",
+        SPECTRAL_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
@@ -238,8 +241,9 @@ def test_kernel_computes_tensorflows_result(op: str) -> None:
         assert (got.dtype == want.dtype or want.dtype.kind == "S") and got.shape == want.shape, op
         if want.dtype.kind == "S":
             assert got.dtype == object and got.astype(bytes).tolist() == want.tolist(), op
-        elif want.dtype.kind == "f":
-            np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-6)
+        elif want.dtype.kind in "fc":  # floating point (transforms round like any float computation)
+            wide = np.complex128 if want.dtype.kind == "c" else np.float64
+            np.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_array_equal(got, want)
 

@@ -237,9 +237,11 @@ def negative(x: Any, name: str | None = None) -> Tensor:
 
 
 def abs(x: Any, name: str | None = None) -> Tensor:
-    """``|x|`` elementwise (``Abs``)."""
+    """``|x|`` elementwise (``Abs``; ``ComplexAbs`` of a complex tensor, in its real dtype)."""
     with op_scope(name, "Abs", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return apply_op("ComplexAbs", name=scope, x=x, Tout=x.dtype.real_dtype)
         return apply_op("Abs", name=scope, x=x)
 
 

@@ -6,9 +6,8 @@ same formulas built from the same ops in the same order, so float32 results roun
 
 - Broadcasting binary ops sum each operand's gradient back to its shape (``reduce_to``: in Python
   when the shapes are static, else with ``BroadcastGradientArgs``).
-- Complex inputs use conjugates (``Conj``). modtensor has no ``Conj`` op yet, so the gradients
-  that need one raise for complex tensors; those that do not (Add, Sub, Neg, Sum, Mean, AddN,
-  Cumsum, Select, Cast, BatchMatMul with batch dims, ...) work for complex dtypes too.
+- Complex inputs use conjugates (``Conj``), as TF's rules do; the complex-number and FFT ops' own
+  gradients are in ``spectral_grad.py``.
 - Inputs no tape watches (``skip_input_indices``) get no gradient computed, as TF skips them.
 - Where TF's gradient uses a backward op (SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
   ReciprocalGrad: ``ops/math_grad_ops.py``), so does this, and those ops have gradients too.

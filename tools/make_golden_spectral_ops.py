@@ -1,0 +1,200 @@
+"""Record what TensorFlow's complex-number and FFT functions build and compute, for modtensor's tests.
+
+    /work/tfvenv/bin/python tools/make_golden_spectral_ops.py
+
+Writes ``tests/golden/spectral_ops/``: ``graph_cases.json`` and ``eager_cases.json`` (snippets of ``tf.complex``,
+``tf.math.real/imag/angle/abs/conj`` and ``tf.signal``'s ``fft``/``ifft`` (1-3D), ``rfft``/``irfft`` (1-3D, with
+and without ``fft_length``, placeholders with unknown dims) and ``fftshift``/``ifftshift``, ids ``spectral_...``,
+read by ``tests/api/test_spectral_ops_golden.py``), and in ``ops/`` the files ``tools/make_golden_op_breadth.py``
+writes (OpDefs, CPU kernel constraints, shape and kernel cases) for Complex, Real, Imag, Angle, ComplexAbs and the
+FFT ops: odd, prime and power-of-two lengths, empty inputs, inputs cropped and zero-padded to ``fft_length``,
+complex64 and complex128, and TF's errors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import make_golden_frontend_breadth  # noqa: E402, F401  (its scalar-bytes encoding of eager values)
+import make_golden_frontend_ops as base  # noqa: E402
+import make_golden_op_breadth as breadth  # noqa: E402
+import numpy as np  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "spectral_ops"
+
+COMPLEX_OPS = ["Angle", "Complex", "ComplexAbs", "Imag", "Real"]
+FFT_OPS = ["FFT", "FFT2D", "FFT3D", "IFFT", "IFFT2D", "IFFT3D"]
+RFFT_OPS = ["IRFFT", "IRFFT2D", "IRFFT3D", "RFFT", "RFFT2D", "RFFT3D"]
+OPS = COMPLEX_OPS + FFT_OPS + RFFT_OPS
+
+C1 = "tf.complex(tf.range(6.0) - 2.0, tf.constant([0.5, -1.0, 0.0, 2.0, -3.0, 1.0]))"
+C2 = "tf.complex(tf.reshape(tf.range(12.0), [3, 4]) / 3.0, tf.reshape(tf.range(12.0), [3, 4]) % 5.0 - 2.0)"
+C3 = "tf.cast(tf.reshape(tf.range(24.0), [2, 3, 4]), tf.complex128) * tf.constant(1 - 0.5j, tf.complex128)"
+R1 = "tf.constant([1.0, -2.0, 3.5, 0.25, 5.0, -1.0, 2.0])"
+R2 = "tf.reshape(tf.sin(tf.range(30.0)), [5, 6])"
+R3 = "tf.reshape(tf.cos(tf.range(60.0, dtype=tf.float64)), [3, 4, 5])"
+
+CASES: list[tuple[str, str, str]] = [
+    ("spectral_complex", "tf.complex(1.0, 2.0)", "ge"),
+    ("spectral_complex_broadcast", "tf.complex([1.0, 2.0], [[3.0], [4.0]], name='c')", "ge"),
+    ("spectral_complex_f64", "tf.complex(tf.constant([1.0], tf.float64), tf.constant([-2.0], tf.float64))", "ge"),
+    ("spectral_complex_mixed", "tf.complex(tf.constant(1.0), tf.constant(2.0, tf.float64))", "ge"),
+    ("spectral_complex_int", "tf.complex(tf.constant(1), tf.constant(2))", "ge"),
+    ("spectral_complex_ph", "tf.complex(ph(tf.float32, [None, 3]), ph(tf.float32, [2, None]))", "g"),
+    ("spectral_real", f"tf.math.real({C1})", "ge"),
+    ("spectral_real_f64", f"tf.math.real({C3}, name='re')", "ge"),
+    ("spectral_real_of_float", "tf.math.real(tf.constant([1.5, -2.0]))", "ge"),
+    ("spectral_imag", f"tf.math.imag({C2})", "ge"),
+    ("spectral_imag_of_float", "tf.math.imag(tf.constant([1.5, -2.0]))", "ge"),
+    ("spectral_angle", f"tf.math.angle({C1})", "ge"),
+    ("spectral_angle_of_float", "tf.math.angle(tf.constant([1.5, -2.0, 0.0]))", "ge"),
+    ("spectral_abs", f"tf.math.abs({C2})", "ge"),
+    ("spectral_abs_f64", f"tf.abs({C3})", "ge"),
+    ("spectral_conj", f"tf.math.conj({C1})", "ge"),
+    ("spectral_fft", f"tf.signal.fft({C1})", "ge"),
+    ("spectral_ifft", f"tf.signal.ifft({C2}, name='inv')", "ge"),
+    ("spectral_fft2d", f"tf.signal.fft2d({C2})", "ge"),
+    ("spectral_ifft2d", f"tf.signal.ifft2d({C3})", "ge"),
+    ("spectral_fft3d", f"tf.signal.fft3d({C3})", "ge"),
+    ("spectral_ifft3d", f"tf.signal.ifft3d(tf.signal.fft3d({C3}))", "e"),
+    ("spectral_fft_float", f"tf.signal.fft({R1})", "ge"),
+    ("spectral_fft_ph", "tf.signal.fft(ph(tf.complex64, [None, 8]))", "g"),
+    ("spectral_rfft", f"tf.signal.rfft({R1})", "ge"),
+    ("spectral_rfft_crop", f"tf.signal.rfft({R1}, fft_length=[4])", "ge"),
+    ("spectral_rfft_pad", f"tf.signal.rfft({R1}, fft_length=[12], name='padded')", "ge"),
+    ("spectral_rfft_tensor_length", f"tf.signal.rfft({R2}, tf.constant([6]))", "ge"),
+    ("spectral_rfft_ph", "tf.signal.rfft(ph(tf.float32, [None, None]))", "g"),
+    ("spectral_rfft_ph_length", "tf.signal.rfft(ph(tf.float32, [3, None]), ph(tf.int32, [1]))", "g"),
+    ("spectral_rfft_int", "tf.signal.rfft(tf.constant([1, 2, 3]))", "ge"),
+    ("spectral_rfft2d", f"tf.signal.rfft2d({R2})", "ge"),
+    ("spectral_rfft2d_pad", f"tf.signal.rfft2d({R2}, fft_length=[8, 8])", "ge"),
+    ("spectral_rfft3d", f"tf.signal.rfft3d({R3})", "ge"),
+    ("spectral_irfft", f"tf.signal.irfft(tf.signal.rfft({R1}))", "ge"),
+    ("spectral_irfft_length", f"tf.signal.irfft(tf.signal.rfft({R1}), fft_length=[7])", "ge"),
+    ("spectral_irfft_pad", f"tf.signal.irfft({C1}, fft_length=[16])", "ge"),
+    ("spectral_irfft_ph", "tf.signal.irfft(ph(tf.complex64, [2, None]))", "g"),
+    ("spectral_irfft2d", f"tf.signal.irfft2d(tf.signal.rfft2d({R2}))", "ge"),
+    ("spectral_irfft3d", f"tf.signal.irfft3d(tf.signal.rfft3d({R3}), fft_length=[3, 4, 5])", "ge"),
+    ("spectral_irfft_float", f"tf.signal.irfft({R1})", "ge"),
+    # gradients through a tape (eager values)
+    ("spectral_grad_abs_rfft",
+     f"x = {R1}\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = tf.reduce_sum(tf.abs(tf.signal.rfft(x)))\n"
+     "t.gradient(y, x)", "e"),
+    ("spectral_grad_rfft_even",
+     "x = tf.reshape(tf.cos(tf.range(16.0)), [2, 8])\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+     "    y = tf.reduce_sum(tf.math.real(tf.signal.rfft(x)) * tf.range(5.0))\nt.gradient(y, x)", "e"),
+    ("spectral_grad_irfft",
+     f"c = {C1}\nwith tf.GradientTape() as t:\n    t.watch(c)\n    y = tf.reduce_sum(tf.signal.irfft(c) * "
+     "tf.range(10.0))\nt.gradient(y, c)", "e"),
+    ("spectral_grad_irfft2d",
+     f"c = {C2}\nwith tf.GradientTape() as t:\n    t.watch(c)\n    y = tf.reduce_sum(tf.signal.irfft2d(c) ** 2)\n"
+     "t.gradient(y, c)", "e"),
+    ("spectral_grad_rfft2d",
+     f"x = {R2}\nwith tf.GradientTape() as t:\n    t.watch(x)\n    y = tf.reduce_sum(tf.abs(tf.signal.rfft2d(x)))\n"
+     "t.gradient(y, x)", "e"),
+    ("spectral_grad_rfft2d_odd",
+     "x = tf.reshape(tf.sin(tf.range(2 * 3 * 5, dtype=tf.float64)), [2, 3, 5])\nwith tf.GradientTape() as t:\n"
+     "    t.watch(x)\n    y = tf.reduce_sum(tf.math.imag(tf.signal.rfft2d(x)) ** 2)\nt.gradient(y, x)", "e"),
+    ("spectral_grad_fft",
+     f"c = {C2}\nwith tf.GradientTape() as t:\n    t.watch(c)\n    y = tf.reduce_sum(tf.abs(tf.signal.fft2d(c)))\n"
+     "t.gradient(y, c)", "e"),
+    ("spectral_grad_ifft",
+     f"c = {C1}\nwith tf.GradientTape() as t:\n    t.watch(c)\n    y = tf.reduce_sum(tf.math.imag(tf.signal.ifft(c)))\n"
+     "t.gradient(y, c)", "e"),
+    ("spectral_grad_complex_parts",
+     "a = tf.constant([[1.0, -2.0, 0.5]])\nb = tf.constant([[3.0], [0.25]])\nwith tf.GradientTape() as t:\n"
+     "    t.watch([a, b])\n    z = tf.complex(a, b)\n    y = tf.reduce_sum(tf.math.angle(z) + tf.abs(z) * 2.0)\n"
+     "t.gradient(y, [a, b])", "e"),
+    ("spectral_fftshift", "tf.signal.fftshift(tf.range(7))", "ge"),
+    ("spectral_fftshift_axes", "tf.signal.fftshift(tf.reshape(tf.range(12), [3, 4]), axes=1)", "ge"),
+    ("spectral_ifftshift", "tf.signal.ifftshift(tf.reshape(tf.range(12), [3, 4]), axes=[0, 1])", "ge"),
+    ("spectral_ifftshift_ph", "tf.signal.ifftshift(ph(tf.float32, [None, 4]))", "g"),
+]  # fmt: skip
+
+
+def write_op_goldens() -> int:
+    """The op-breadth goldens (OpDefs, CPU constraints, shape and kernel cases) of the complex and FFT ops."""
+    P, C, U, shape_case, kernel_case = breadth.P, breadth.C, breadth.U, breadth.shape_case, breadth.kernel_case
+    breadth.OUT = OUT / "ops"
+    breadth.OUT.mkdir(parents=True, exist_ok=True)
+    breadth.GENERATOR = "tools/make_golden_spectral_ops.py"
+    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
+    breadth.SHAPE_CASES.clear()
+    breadth.KERNEL_CASES.clear()
+    rng = np.random.default_rng(20261207)
+
+    def cplx(shape, dtype=np.complex64) -> np.ndarray:
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+    def real(shape, dtype=np.float32) -> np.ndarray:
+        return rng.standard_normal(shape).astype(dtype)
+
+    for dtype, real_dtype in ((np.complex64, np.float32), (np.complex128, np.float64)):
+        values = cplx((3, 5), dtype)
+        values[0, :4] = [0, -1, 1j, -2 - 0j]  # the axes, for Angle's signs
+        for op in ("Real", "Imag", "Angle", "ComplexAbs"):
+            kernel_case(op, values, Tout=real_dtype)
+            kernel_case(op, np.zeros((0, 2), dtype), Tout=real_dtype)
+        kernel_case("Complex", real((2, 3), real_dtype), real((3,), real_dtype), Tout=dtype)
+        kernel_case("Complex", real((4, 1), real_dtype), real((1, 2), real_dtype), Tout=dtype)
+    kernel_case("ComplexAbs", np.array([3 + 4j, 1e30 + 1e30j, -0.0 + 0j, np.inf + 1j], np.complex64), Tout=np.float32)
+    kernel_case("Complex", real((2, 3)), real((4,)), Tout=np.complex64)
+    for op, rank in (("FFT", 1), ("IFFT", 1), ("FFT2D", 2), ("IFFT2D", 2), ("FFT3D", 3), ("IFFT3D", 3)):
+        shapes = {1: [(8,), (7,), (2, 13), (3, 1), (4, 0), (64,)], 2: [(4, 6), (2, 3, 5), (1, 7, 1), (0, 4)],
+                  3: [(2, 3, 4), (2, 2, 5, 3), (1, 1, 1)]}[rank]  # fmt: skip
+        for shape in shapes:
+            kernel_case(op, cplx(shape))
+        kernel_case(op, cplx(shapes[0], np.complex128))
+        kernel_case(op, cplx(()))  # rank too low
+    for op, rank in (("RFFT", 1), ("RFFT2D", 2), ("RFFT3D", 3)):
+        base_shape = {1: (3, 10), 2: (2, 6, 7), 3: (2, 4, 5, 6)}[rank]
+        inner = base_shape[-rank:]
+        for length in (inner, tuple(d - 1 for d in inner), tuple(d + 3 for d in inner), tuple(1 for _ in inner)):
+            kernel_case(op, real(base_shape), np.array(length, np.int32), Tcomplex=np.complex64)
+        kernel_case(op, real(base_shape, np.float64), np.array(inner, np.int32), Tcomplex=np.complex128)
+        kernel_case(op, real(base_shape), np.array(inner + (2,), np.int32), Tcomplex=np.complex64)  # wrong size
+        # (an empty input with a non-zero fft_length is left out: TF 2.21 returns uninitialized memory there)
+    for op, rank in (("IRFFT", 1), ("IRFFT2D", 2), ("IRFFT3D", 3)):
+        lengths = {1: [(10,), (9,), (4,), (16,)], 2: [(6, 10), (5, 9), (8, 4)], 3: [(4, 5, 8), (3, 6, 7)]}[rank]
+        for length in lengths:
+            shape = (2,) + length[:-1] + (length[-1] // 2 + 1,)
+            kernel_case(op, cplx(shape), np.array(length, np.int32), Treal=np.float32)
+            kernel_case(op, cplx((2,) + tuple(d + 1 for d in shape[1:])), np.array(length, np.int32), Treal=np.float32)
+        kernel_case(op, cplx((2,) + lengths[0][:-1] + (3,), np.complex128), np.array(lengths[0], np.int32),
+                    Treal=np.float64)  # fmt: skip
+        kernel_case(op, cplx((2, 3)), np.array([-1] * rank, np.int32), Treal=np.float32)
+    for op in ("Real", "Imag", "Angle", "ComplexAbs"):
+        shape_case(op, P([2, U, 3], "complex64"))
+        shape_case(op, P(None, "complex128"), Tout="float64")
+    shape_case("Complex", P([2, U], "float32"), P([U, 1, 3], "float32"))
+    shape_case("Complex", P([2, 3], "float32"), P([4], "float32"))
+    for op, rank in (("FFT", 1), ("IFFT", 1), ("FFT2D", 2), ("IFFT2D", 2), ("FFT3D", 3), ("IFFT3D", 3)):
+        shape_case(op, P([2, U, 4, 5], "complex64"))
+        shape_case(op, P([U] * (rank - 1), "complex64"))
+        shape_case(op, P(None, "complex128"))
+    for op, rank in (("RFFT", 1), ("RFFT2D", 2), ("RFFT3D", 3), ("IRFFT", 1), ("IRFFT2D", 2), ("IRFFT3D", 3)):
+        dtype = "float32" if op.startswith("R") else "complex64"
+        shape_case(op, P([2, 6, 7, 8], dtype), C([4] * rank, "int32"))
+        shape_case(op, P([2, U, U, 8], dtype), P([rank], "int32"))
+        shape_case(op, P([U] * rank, dtype), C([5] * rank, "int32"))
+        shape_case(op, P([4] * (rank - 1), dtype), C([4] * rank, "int32"))
+        shape_case(op, P([3, 4, 5, 6], dtype), C([4] * (rank + 1), "int32"))
+        shape_case(op, P(None, dtype), P(None, "int32"))
+    breadth.write_op_defs()
+    breadth.write_shape_cases()
+    return breadth.kernel_gen.write_cases(breadth.KERNEL_CASES, breadth.OUT / "kernels")
+
+
+def main() -> int:
+    base.record_snippets(CASES, OUT, "tools/make_golden_spectral_ops.py")
+    return write_op_goldens()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
