@@ -16,6 +16,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -49,6 +50,17 @@ def _tensorflow(disabled: bool) -> ModuleType | None:
 
     tf.get_logger().setLevel("ERROR")
     return tf
+
+
+def run_standalone(run: Callable[[Environment], list[Row]], description: str, argv: list[str] | None = None) -> int:
+    """A benchmark module's ``main``: ``--quick`` and ``--no-tensorflow``, then its rows as the common table."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="fewer samples")
+    parser.add_argument("--no-tensorflow", action="store_true", help="do not compare with TensorFlow")
+    args = parser.parse_args(argv)
+    tf = _tensorflow(args.no_tensorflow)
+    print(format_table(run(Environment(tensorflow=tf, quick=args.quick)), tensorflow_installed=tf is not None))
+    return 0
 
 
 def _cpu_name() -> str:

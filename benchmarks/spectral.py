@@ -9,7 +9,6 @@ modtensor runs NumPy's pocketfft, TF its ducc/pocketfft kernels; outputs are che
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -84,15 +83,9 @@ def run(env: Environment) -> list[Row]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run standalone and print the rows (``benchmarks/run.py`` prints them in the common table)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer samples")
-    parser.add_argument("--no-tensorflow", action="store_true", help="do not compare with TensorFlow")
-    args = parser.parse_args(argv)
-    from run import _tensorflow, format_table
+    from run import run_standalone
 
-    tf = _tensorflow(args.no_tensorflow)
-    print(format_table(run(Environment(tensorflow=tf, quick=args.quick)), tensorflow_installed=tf is not None))
-    return 0
+    return run_standalone(run, __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":
