@@ -4,7 +4,8 @@
 
 Writes ``tests/golden/spectral_ops/``: ``graph_cases.json`` and ``eager_cases.json`` (snippets of ``tf.complex``,
 ``tf.math.real/imag/angle/abs/conj`` and ``tf.signal``'s ``fft``/``ifft`` (1-3D), ``rfft``/``irfft`` (1-3D, with
-and without ``fft_length``, placeholders with unknown dims) and ``fftshift``/``ifftshift``, ids ``spectral_...``,
+and without ``fft_length``, placeholders with unknown dims), ``fftshift``/``ifftshift``, ``frame``, the Hann and
+Hamming windows, ``stft`` and gradients through them, ids ``spectral_...``,
 read by ``tests/api/test_spectral_ops_golden.py``), and in ``ops/`` the files ``tools/make_golden_op_breadth.py``
 writes (OpDefs, CPU kernel constraints, shape and kernel cases) for Complex, Real, Imag, Angle, ComplexAbs and the
 FFT ops: odd, prime and power-of-two lengths, empty inputs, inputs cropped and zero-padded to ``fft_length``,
@@ -111,6 +112,34 @@ CASES: list[tuple[str, str, str]] = [
      "a = tf.constant([[1.0, -2.0, 0.5]])\nb = tf.constant([[3.0], [0.25]])\nwith tf.GradientTape() as t:\n"
      "    t.watch([a, b])\n    z = tf.complex(a, b)\n    y = tf.reduce_sum(tf.math.angle(z) + tf.abs(z) * 2.0)\n"
      "t.gradient(y, [a, b])", "e"),
+    # frames, windows, STFT: TF's values and errors (modtensor's frame gathers instead of slicing subframes)
+    ("spectral_frame", "tf.signal.frame(tf.reshape(tf.range(20.0), [2, 10]), 4, 3)", "e"),
+    ("spectral_frame_pad_end", "tf.signal.frame(tf.reshape(tf.range(20.0), [2, 10]), 4, 3, pad_end=True)", "e"),
+    ("spectral_frame_pad_value",
+     "tf.signal.frame(tf.range(11), 5, 2, pad_end=True, pad_value=-1)", "e"),
+    ("spectral_frame_axis0", "tf.signal.frame(tf.reshape(tf.range(24), [6, 2, 2]), 3, 2, axis=0)", "e"),
+    ("spectral_frame_axis_neg", "tf.signal.frame(tf.reshape(tf.range(30.0), [2, 5, 3]), 2, 1, axis=-2)", "e"),
+    ("spectral_frame_too_short", "tf.signal.frame(tf.range(3.0), 5, 1)", "e"),
+    ("spectral_frame_step_larger", "tf.signal.frame(tf.range(17.0), 3, 5, pad_end=True)", "e"),
+    ("spectral_frame_bad_length", "tf.signal.frame(tf.range(10.0), [2, 3], 1)", "e"),
+    ("spectral_frame_scalar", "tf.signal.frame(tf.constant(1.0), 2, 1)", "e"),
+    ("spectral_hann", "tf.signal.hann_window(8)", "e"),
+    ("spectral_hann_symmetric", "tf.signal.hann_window(7, periodic=False, dtype=tf.float64)", "e"),
+    ("spectral_hann_odd_periodic", "tf.signal.hann_window(5)", "e"),
+    ("spectral_hann_one", "tf.signal.hann_window(1)", "e"),
+    ("spectral_hann_zero", "tf.signal.hann_window(0)", "e"),
+    ("spectral_hamming", "tf.signal.hamming_window(10)", "e"),
+    ("spectral_hamming_symmetric", "tf.signal.hamming_window(6, False)", "e"),
+    ("spectral_window_int", "tf.signal.hann_window(4, dtype=tf.int32)", "e"),
+    ("spectral_stft", "tf.signal.stft(tf.sin(tf.range(64.0) * 0.3), 16, 8)", "e"),
+    ("spectral_stft_batch", "tf.signal.stft(tf.reshape(tf.cos(tf.range(200.0) * 0.1), [2, 100]), 25, 10)", "e"),
+    ("spectral_stft_fft_length", "tf.signal.stft(tf.sin(tf.range(50.0)), 12, 5, fft_length=20, pad_end=True)", "e"),
+    ("spectral_stft_no_window", "tf.signal.stft(tf.sin(tf.range(40.0)), 8, 4, window_fn=None)", "e"),
+    ("spectral_stft_hamming",
+     "tf.signal.stft(tf.sin(tf.range(48.0, dtype=tf.float64)), 16, 16, window_fn=tf.signal.hamming_window)", "e"),
+    ("spectral_stft_magnitude_grad",
+     "x = tf.sin(tf.range(32.0, dtype=tf.float64) * 0.7)\nwith tf.GradientTape() as t:\n    t.watch(x)\n"
+     "    y = tf.reduce_sum(tf.abs(tf.signal.stft(x, 8, 4)))\nt.gradient(y, x)", "e"),
     ("spectral_fftshift", "tf.signal.fftshift(tf.range(7))", "ge"),
     ("spectral_fftshift_axes", "tf.signal.fftshift(tf.reshape(tf.range(12), [3, 4]), axes=1)", "ge"),
     ("spectral_ifftshift", "tf.signal.ifftshift(tf.reshape(tf.range(12), [3, 4]), axes=[0, 1])", "ge"),

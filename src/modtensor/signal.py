@@ -1,11 +1,14 @@
 """``modtensor.signal``: TensorFlow's ``tf.signal`` names: the FFTs (``fft``/``ifft``, ``rfft``/``irfft`` in 1-3
-dims) and ``fftshift``/``ifftshift``."""
+dims), ``fftshift``/``ifftshift``, ``frame``, Hann and Hamming windows and ``stft``."""
 
 from modtensor.api.spectral_ops import (
     fft,
     fft2d,
     fft3d,
     fftshift,
+    frame,
+    hamming_window,
+    hann_window,
     ifft,
     ifft2d,
     ifft3d,
@@ -16,6 +19,7 @@ from modtensor.api.spectral_ops import (
     rfft,
     rfft2d,
     rfft3d,
+    stft,
 )
 
 __all__ = [
@@ -23,6 +27,9 @@ __all__ = [
     "fft2d",
     "fft3d",
     "fftshift",
+    "frame",
+    "hamming_window",
+    "hann_window",
     "ifft",
     "ifft2d",
     "ifft3d",
@@ -33,4 +40,5 @@ __all__ = [
     "rfft",
     "rfft2d",
     "rfft3d",
+    "stft",
 ]

@@ -1,6 +1,6 @@
 """Complex numbers and ``tf.signal``'s FFTs against TF 2.21: ``tf.complex``, ``tf.math.real/imag/angle/abs/conj``,
-``fft``/``ifft`` (1-3D), ``rfft``/``irfft`` (1-3D, inferred, cropped and padded ``fft_length``, unknown dims) and
-``fftshift``/``ifftshift``.
+``fft``/``ifft`` (1-3D), ``rfft``/``irfft`` (1-3D, inferred, cropped and padded ``fft_length``, unknown dims),
+``fftshift``/``ifftshift``, ``frame``, ``hann_window``/``hamming_window``, ``stft``, and gradients through them.
 
 Golden snippets (tests/golden/spectral_ops, tools/make_golden_spectral_ops.py) replayed as in
 test_image_ops_golden.py: TF's graph node for node where the snippet's mode has "g", TF's eager values (complex
