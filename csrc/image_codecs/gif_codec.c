@@ -136,20 +136,21 @@ static int decode_lzw(Reader* r, uint8_t* out, size_t pixels) {
     r->error = kNoMemory;
     goto done;
   }
-  const int clear = 1 << (min_size < 1 ? 1 : min_size), end = clear + 1;
+  const int root = min_size < 1 ? 1 : min_size; /* the literal codes' bits */
+  const int clear = 1 << root, end = clear + 1;
   for (int c = 0; c < clear; ++c) {
     prefixes[c] = 0xFFFF;
     suffixes[c] = (uint8_t)c;
     firsts[c] = (uint8_t)c;
   }
   CodeStream s = {r, 0, 0, 0, 0};
-  int size = (min_size < 1 ? 1 : min_size) + 1, next = clear + 2, previous = -1;
+  int size = root + 1, next = clear + 2, previous = -1;
   size_t written = 0;
   while (written < pixels) {
     const int code = next_code(&s, size);
     if (code < 0) goto done;
     if (code == clear) {
-      size = (min_size < 1 ? 1 : min_size) + 1;
+      size = root + 1;
       next = clear + 2;
       previous = -1;
       continue;

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from .test_native_cpu_kernels_asan import _asan_runtime
+
 REPO = Path(__file__).resolve().parent.parent.parent
 SOURCES = [REPO / "csrc" / "image_codecs" / f"{name}_codec.c" for name in ("jpeg", "png", "gif")]
 DRIVER = Path(__file__).resolve().parent / "csrc" / "image_codecs_fuzz.c"
@@ -67,11 +69,6 @@ def _damaged(streams: list[bytes], count: int) -> list[bytes]:
     return out
 
 
-def _asan_runtime() -> bool:
-    found = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    return os.path.isabs(found) and os.path.exists(found)
-
-
 @pytest.mark.skipif(_headers_missing(), reason="libjpeg / libpng headers are not installed")
 def test_sources_compile_warning_free_with_wall_wextra(tmp_path: Path) -> None:
     for source in (*SOURCES, DRIVER):
@@ -83,7 +80,7 @@ def test_sources_compile_warning_free_with_wall_wextra(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(_headers_missing(), reason="libjpeg / libpng headers are not installed")
 def test_codecs_run_clean_under_address_and_leak_sanitizer(tmp_path: Path) -> None:
-    if not _asan_runtime():
+    if _asan_runtime() is None:
         pytest.skip("gcc has no AddressSanitizer runtime (libasan.so)")
     driver = tmp_path / "image_codecs_fuzz"
     build = subprocess.run(["gcc", "-std=c11", *ASAN_FLAGS, "-Wall", "-Wextra", f"-I{SOURCES[0].parent}",

@@ -16,7 +16,6 @@ from modtensor.api import random_ops, stateless_random_ops, string_ops
 from modtensor.api.dispatch import apply_op
 from modtensor.api.image_color_ops import convert_image_dtype
 from modtensor.api.op_scope import convert_to_tensor, op_scope
-from modtensor.api.variables import Variable
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
 
@@ -130,6 +129,8 @@ def adjust_jpeg_quality(image: Any, jpeg_quality: Any, dct_method: str = "", nam
         channels = image.shape.as_list()[-1] if image.shape.rank else None
         original = image.dtype
         image = convert_image_dtype(image, dtypes.uint8, saturate=True)
+        from modtensor.api.variables import Variable  # here: variables load on first use (modtensor._LAZY)
+
         if not isinstance(jpeg_quality, (Tensor, Variable)):
             jpeg_quality = convert_to_tensor(jpeg_quality, dtype=dtypes.int32)
         image = apply_op("EncodeJpegVariableQuality", images=image, quality=jpeg_quality)

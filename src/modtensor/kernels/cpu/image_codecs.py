@@ -215,13 +215,12 @@ def _decode_bmp(data: bytes, op: str, channels: int, dtype: Any) -> np.ndarray:
     return _as_dtype(out, dtype)
 
 
-def _decode(op: str, contents: np.ndarray, channels: int = 3, dtype: Any = np.uint8, jpeg: dict | None = None,
+def _decode(op: str, contents: np.ndarray, channels: int, dtype: Any, jpeg: dict | None = None,
             window: np.ndarray | None = None, expand_animations: bool = True) -> np.ndarray:  # fmt: skip
     data = _contents(contents)
     fmt = file_format(data)
-    if fmt == _JPEG:
-        jpeg = jpeg or {"ratio": 1, "fancy_upscaling": True, "try_recover_truncated": False,
-                        "acceptable_fraction": 1.0, "accurate": False}  # fmt: skip
+    if fmt == _JPEG:  # ops without JPEG attrs decode with TF's defaults
+        jpeg = jpeg or _jpeg_attrs(1, True, False, 1.0, "")
         return _decode_jpeg(data, op, channels, dtype, jpeg, window)
     if fmt == _PNG:
         return _decode_png(data, op, channels, dtype)
