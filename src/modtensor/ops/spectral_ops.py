@@ -36,13 +36,6 @@ for _name, _in, _out in (("Real", "input", "output"), ("Imag", "input", "output"
     )
 
 
-def _fft_shape(rank: int):  # noqa: ANN202 - a shape function factory
-    def shape_fn(ctx: InferenceContext) -> None:
-        ctx.set_output(0, ctx.with_rank_at_least(ctx.input(0), rank))
-
-    return shape_fn
-
-
 def _real_fft_shape(rank: int, forward: bool):  # noqa: ANN202 - a shape function factory
     """TF's RFFTShape: the inner ``rank`` dims from a constant ``fft_length`` (RFFT's last one halved plus one)."""
 
@@ -51,16 +44,13 @@ def _real_fft_shape(rank: int, forward: bool):  # noqa: ANN202 - a shape functio
         length = ctx.with_rank(ctx.input(1), 1)
         ctx.with_value(ctx.dim(length, 0), rank)
         value = ctx.input_tensor(1)
-        if ctx.rank_known(out):
-            dims = [ctx.dim(out, i) for i in range(ctx.rank(out))]
-            for i in range(rank):
-                if value is None:
-                    dim = ctx.unknown_dim()
-                else:
-                    n = int(value[i])
-                    dim = ctx.make_dim(n // 2 + 1 if forward and i == rank - 1 and n != 0 else n)
-                dims[len(dims) - rank + i] = dim
-            out = ctx.make_shape(dims)
+        for i in range(rank):
+            if value is None:
+                dim = ctx.unknown_dim()
+            else:
+                n = int(value[i])
+                dim = ctx.make_dim(n // 2 + 1 if forward and i == rank - 1 and n != 0 else n)
+            out = ctx.replace_dim(out, i - rank, dim)
         ctx.set_output(0, out)
 
     return shape_fn
@@ -73,7 +63,7 @@ for _rank, _suffix in ((1, ""), (2, "2D"), (3, "3D")):
             .input("input: Tcomplex")
             .output("output: Tcomplex")
             .attr(f"Tcomplex: {_COMPLEX} = DT_COMPLEX64")
-            .set_shape_fn(_fft_shape(_rank))
+            .set_shape_fn(common_shapes.unchanged_shape_with_rank_at_least(_rank))
         )
     (
         register_op(f"RFFT{_suffix}")
