@@ -1,7 +1,7 @@
 /* Elementwise unary ops (float32): Neg, Abs, Square, Sqrt, Rsqrt, Reciprocal, Exp, Log, Erf, Erfc, Floor, Ceil,
  * Round. One vectorized pass, split over the pool for large tensors, in the input's buffer when the runtime lets
- * the kernel forward it. exp, log, erf and erfc are the vectorizable polynomials of mtk_math.h (within 1-2 ulp of
- * libm for exp and log; erf within 4e-7; erfc a few 1e-7 relative), as TF's Eigen kernels use their own. */
+ * the kernel forward it. exp, log, erf and erfc are the vectorizable approximations of mtk_math.h (log TF's own, bit
+ * for bit; exp within 1-2 ulp of libm; erf within 4e-7; erfc a few 1e-7 relative), as TF's Eigen kernels use theirs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
