@@ -1,5 +1,8 @@
 """``modtensor.math``: TensorFlow's ``tf.math`` names (many are also top-level: ``tf.add`` is ``tf.math.add``)."""
 
+import sys as _sys
+import types as _types
+
 from modtensor.api.losses import is_finite, reduce_logsumexp
 from modtensor.api.math_ops import (
     abs,
@@ -165,6 +168,10 @@ __all__ += ["count_nonzero", "l2_normalize", "polyval"]
 # tf.math's safe divisions, NaN/inf tests and special functions (api/special_math_ops.py)
 from modtensor.api.nn_ops import softsign  # noqa: E402
 from modtensor.api.special_math_ops import (  # noqa: E402
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
     digamma,
     divide_no_nan,
     erfcinv,
@@ -178,8 +185,16 @@ from modtensor.api.special_math_ops import (  # noqa: E402
     xlogy,
 )
 
-__all__ += ["digamma", "divide_no_nan", "erfcinv", "erfinv", "is_inf", "is_nan", "lgamma", "ndtri", "softsign", "xdivy",
-            "xlog1py", "xlogy"]  # fmt: skip
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "digamma", "divide_no_nan", "erfcinv", "erfinv",
+            "is_inf", "is_nan", "lgamma", "ndtri", "softsign", "xdivy", "xlog1py", "xlogy"]  # fmt: skip
+
+# tf.math.special: of TF's special functions there, the modified Bessel functions of the first kind
+special = _types.ModuleType(f"{__name__}.special", "tf.math.special: bessel_i0, bessel_i0e, bessel_i1, bessel_i1e.")
+for _function in (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e):
+    setattr(special, _function.__name__, _function)
+special.__all__ = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"]
+_sys.modules[special.__name__] = special
+__all__ += ["special"]
 
 # tf.math.bincount and tf.math.in_top_k (api/counting_ops.py)
 from modtensor.api.counting_ops import bincount, in_top_k  # noqa: E402

@@ -1,14 +1,30 @@
 """``modtensor.signal``: TensorFlow's ``tf.signal`` names: the FFTs (``fft``/``ifft``, ``rfft``/``irfft`` in 1-3
-dims), ``fftshift``/``ifftshift``, ``frame``, Hann and Hamming windows and ``stft``."""
+dims), ``fftshift``/``ifftshift``, ``frame``/``overlap_and_add``, the windows, ``stft``/``inverse_stft``,
+``dct``/``idct``, ``mdct``/``inverse_mdct``, the mel filterbank and MFCCs."""
 
+from modtensor.api.signal_ops import (
+    dct,
+    frame,
+    hamming_window,
+    hann_window,
+    idct,
+    inverse_mdct,
+    inverse_stft,
+    inverse_stft_window_fn,
+    kaiser_bessel_derived_window,
+    kaiser_window,
+    linear_to_mel_weight_matrix,
+    mdct,
+    mfccs_from_log_mel_spectrograms,
+    overlap_and_add,
+    stft,
+    vorbis_window,
+)
 from modtensor.api.spectral_ops import (
     fft,
     fft2d,
     fft3d,
     fftshift,
-    frame,
-    hamming_window,
-    hann_window,
     ifft,
     ifft2d,
     ifft3d,
@@ -19,10 +35,10 @@ from modtensor.api.spectral_ops import (
     rfft,
     rfft2d,
     rfft3d,
-    stft,
 )
 
 __all__ = [
+    "dct",
     "fft",
     "fft2d",
     "fft3d",
@@ -30,15 +46,26 @@ __all__ = [
     "frame",
     "hamming_window",
     "hann_window",
+    "idct",
     "ifft",
     "ifft2d",
     "ifft3d",
     "ifftshift",
+    "inverse_mdct",
+    "inverse_stft",
+    "inverse_stft_window_fn",
     "irfft",
     "irfft2d",
     "irfft3d",
+    "kaiser_bessel_derived_window",
+    "kaiser_window",
+    "linear_to_mel_weight_matrix",
+    "mdct",
+    "mfccs_from_log_mel_spectrograms",
+    "overlap_and_add",
     "rfft",
     "rfft2d",
     "rfft3d",
     "stft",
+    "vorbis_window",
 ]

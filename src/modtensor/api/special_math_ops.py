@@ -2,7 +2,7 @@
 
 ``divide_no_nan`` converts and casts like ``tf.math.divide`` (integers to float) before ``DivNoNan``;
 ``xdivy``, ``xlog1py``, ``erfinv``, ``ndtri`` and ``erfcinv`` open TF's name scope around their op;
-the others are TF's generated wrappers (the op takes ``name``).
+the Bessel functions too; the others are TF's generated wrappers (the op takes ``name``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from modtensor.api.op_scope import convert_to_tensor, is_tensor, op_scope
 from modtensor.framework.tensor import Tensor
 
 __all__ = [
+    "bessel_i0",
+    "bessel_i0e",
+    "bessel_i1",
+    "bessel_i1e",
     "digamma",
     "divide_no_nan",
     "erfcinv",
@@ -109,3 +113,23 @@ def erfcinv(x: Any, name: str | None = None) -> Tensor:
     with op_scope(name, "erfcinv", [x]):
         x = convert_to_tensor(x, name="start")
         return -ndtri(0.5 * x) * math.sqrt(0.5)
+
+
+def _bessel(op_type: str, default_name: str, doc: str) -> Any:
+    def function(x: Any, name: str | None = None) -> Tensor:
+        with op_scope(name, default_name, [x]):
+            return apply_op(op_type, x=x)
+
+    function.__name__ = function.__qualname__ = default_name
+    function.__doc__ = doc
+    return function
+
+
+bessel_i0 = _bessel(
+    "BesselI0", "bessel_i0", "The modified Bessel function of the first kind of order 0 (``BesselI0``)."
+)
+bessel_i0e = _bessel("BesselI0e", "bessel_i0e", "``exp(-|x|) * bessel_i0(x)``, finite for large |x| (``BesselI0e``).")
+bessel_i1 = _bessel(
+    "BesselI1", "bessel_i1", "The modified Bessel function of the first kind of order 1 (``BesselI1``)."
+)
+bessel_i1e = _bessel("BesselI1e", "bessel_i1e", "``exp(-|x|) * bessel_i1(x)``, finite for large |x| (``BesselI1e``).")

@@ -1,6 +1,6 @@
-"""Complex numbers (``tf.complex``, ``tf.math.real/imag/angle``) and ``tf.signal``: ``fft``/``ifft`` and
-``rfft``/``irfft`` in 1-3 dims, ``fftshift``/``ifftshift``, ``frame``, ``hann_window``/``hamming_window`` and
-``stft``, composed as TF 2.21 composes them (``frame`` gives TF's values by a simpler gather).
+"""Complex numbers (``tf.complex``, ``tf.math.real/imag/angle``) and ``tf.signal``'s transforms: ``fft``/``ifft``
+and ``rfft``/``irfft`` in 1-3 dims and ``fftshift``/``ifftshift``, composed as TF 2.21 composes them (the rest of
+``tf.signal`` is in signal_ops.py).
 
 The real transforms infer ``fft_length`` from the static shape when they can (a constant; else a slice of
 ``tf.shape``) and zero-pad the input up to it first, so the kernels only ever crop, as in TF.
@@ -15,7 +15,7 @@ import numpy as np
 from modtensor.api import array_ops
 from modtensor.api import math_ops as math
 from modtensor.api.dispatch import apply_op
-from modtensor.api.op_scope import constant, constant_value, convert_to_tensor, op_scope
+from modtensor.api.op_scope import constant_value, convert_to_tensor, op_scope
 from modtensor.framework import dtypes
 from modtensor.framework.tensor import Tensor
 
@@ -26,9 +26,6 @@ __all__ = [
     "fft2d",
     "fft3d",
     "fftshift",
-    "frame",
-    "hamming_window",
-    "hann_window",
     "ifft",
     "ifft2d",
     "ifft3d",
@@ -41,7 +38,6 @@ __all__ = [
     "rfft",
     "rfft2d",
     "rfft3d",
-    "stft",
 ]
 
 
@@ -212,134 +208,3 @@ def fftshift(x: Any, axes: Any = None, name: str | None = None) -> Tensor:
 def ifftshift(x: Any, axes: Any = None, name: str | None = None) -> Tensor:
     """The inverse of :func:`fftshift`."""
     return _shift(x, axes, name, "ifftshift", inverse=True)
-
-
-# --------------------------------------------------------------------------- frames, windows, STFT
-
-
-def _raised_cosine_window(name: str | None, default_name: str, window_length: Any, periodic: Any, dtype: Any,
-                          a: float, b: float) -> Tensor:  # fmt: skip
-    """TF's _raised_cosine_window: ``a - b * cos(2 pi n / N)``, N one more for an even periodic window."""
-    dtype = dtypes.as_dtype(dtype)
-    if not dtype.is_floating:
-        raise ValueError(f"dtype must be a floating point type. Found {dtype}")
-    with op_scope(name, default_name, [window_length, periodic]):
-        window_length = convert_to_tensor(window_length, dtype=dtypes.int32, name="window_length")
-        window_length.shape.assert_has_rank(0)
-        length_const = constant_value(window_length)
-        if length_const is not None and int(length_const) == 1:
-            return array_ops.ones([1], dtype=dtype)
-        periodic = math.cast(convert_to_tensor(periodic, dtype=dtypes.bool, name="periodic"), dtypes.int32)
-        periodic.shape.assert_has_rank(0)
-        even = 1 - math.mod(window_length, 2)
-        n = math.cast(window_length + periodic * even - 1, dtype=dtype)
-        count = math.cast(math.range(window_length), dtype)
-        cos_arg = constant(2 * np.pi, dtype=dtype) * count / n
-        window = math.cast(a - b * math.cos(cos_arg), dtype=dtype)
-        if length_const is not None:
-            return window
-        one = array_ops.ones([window_length], dtype=dtype)
-        return array_ops.where(math.equal(window_length, 1), one, window)
-
-
-def hann_window(window_length: Any, periodic: Any = True, dtype: Any = dtypes.float32,
-                name: str | None = None) -> Tensor:  # fmt: skip
-    """A Hann window of ``window_length`` samples (``periodic``: for spectral analysis, as TF's default)."""
-    return _raised_cosine_window(name, "hann_window", window_length, periodic, dtype, 0.5, 0.5)
-
-
-def hamming_window(window_length: Any, periodic: Any = True, dtype: Any = dtypes.float32,
-                   name: str | None = None) -> Tensor:  # fmt: skip
-    """A Hamming window of ``window_length`` samples."""
-    return _raised_cosine_window(name, "hamming_window", window_length, periodic, dtype, 0.54, 0.46)
-
-
-def _frame_shape(signal: Tensor, frame_length: Any, frame_step: Any, pad_end: bool, axis: Any) -> list | None:
-    """TF's _infer_frame_shape: the static shape of ``frame``'s result, None where unknown."""
-    length, step, axis = constant_value(frame_length), constant_value(frame_step), constant_value(axis)
-    if signal.shape.rank is None:
-        return None
-    if axis is None:
-        return [None] * (signal.shape.rank + 1)
-    dims = signal.shape.as_list()
-    axis = int(axis)
-    frame_axis = dims[axis]
-    outer, inner = dims[:axis], dims[axis:][1:]
-    num_frames = None
-    if dims and frame_axis is not None:
-        if step is not None and pad_end:
-            num_frames = max(0, -(-frame_axis // int(step)))
-        elif step is not None and length is not None:
-            num_frames = max(0, (frame_axis - int(length) + int(step)) // int(step))
-    return [*outer, num_frames, None if length is None else int(length), *inner]
-
-
-def frame(signal: Any, frame_length: Any, frame_step: Any, pad_end: bool = False, pad_value: Any = 0, axis: Any = -1,
-          name: str | None = None) -> Tensor:  # fmt: skip
-    """``signal``'s frames of ``frame_length`` samples every ``frame_step`` along ``axis``: ``[..., frames,
-    frame_length, ...]``; with ``pad_end`` the end is padded with ``pad_value`` so that every sample is framed.
-
-    TF's values; the frames are gathered with one index matrix (TF cuts the signal into subframes first).
-    """
-    with op_scope(name, "frame", [signal, frame_length, frame_step, pad_value]):
-        signal = convert_to_tensor(signal, name="signal")
-        frame_length = convert_to_tensor(frame_length, name="frame_length")
-        frame_step = convert_to_tensor(frame_step, name="frame_step")
-        axis = convert_to_tensor(axis, name="axis")
-        signal.shape.with_rank_at_least(1)
-        frame_length.shape.assert_has_rank(0)
-        frame_step.shape.assert_has_rank(0)
-        axis.shape.assert_has_rank(0)
-        result_shape = _frame_shape(signal, frame_length, frame_step, pad_end, axis)
-        rank = array_ops.rank(signal)
-        axis_index = math.range(rank)[axis]  # a negative axis made positive
-        length = array_ops.gather(array_ops.shape(signal, out_type=frame_length.dtype), axis_index)
-        if pad_end:
-            pad_value = convert_to_tensor(pad_value, signal.dtype)
-            pad_value.shape.assert_has_rank(0)
-            num_frames = -(-length // frame_step)
-            pad_samples = math.maximum(0, frame_length + frame_step * (num_frames - 1) - length)
-            at_axis = math.cast(math.equal(math.range(rank), axis_index), pad_samples.dtype) * pad_samples
-            paddings = array_ops.stack([array_ops.zeros_like(at_axis), at_axis], axis=1)
-            signal = array_ops.pad(signal, paddings, constant_values=pad_value)
-        else:
-            num_frames = math.maximum(constant(0, dtype=frame_length.dtype), 1 + (length - frame_length) // frame_step)
-        starts = array_ops.reshape(math.range(num_frames, dtype=frame_length.dtype) * frame_step, [-1, 1])
-        offsets = array_ops.reshape(math.range(frame_length, dtype=frame_length.dtype), [1, -1])
-        # gathered from a reshaped view, as TF gathers from reshaped subframes: its gradient comes back dense
-        view = array_ops.reshape(signal, array_ops.shape(signal))
-        frames = array_ops.gather(view, starts + offsets, axis=axis_index)
-        if result_shape is not None:
-            frames.set_shape(result_shape)
-        return frames
-
-
-def _enclosing_power_of_two(value: Tensor) -> Tensor:
-    """The least ``2 ** n >= value`` (TF's float32 log arithmetic when ``value`` is not constant)."""
-    static = constant_value(value)
-    if static is not None:
-        return constant(int(2 ** np.ceil(np.log(static) / np.log(2.0))), value.dtype)
-    log2 = math.log(math.cast(value, dtypes.float32)) / math.log(2.0)
-    return math.cast(math.pow(2.0, math.ceil(log2)), value.dtype)
-
-
-def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = None, window_fn: Any = hann_window,
-         pad_end: bool = False, name: str | None = None) -> Tensor:  # fmt: skip
-    """The short-time Fourier transform of ``signals`` (``[..., samples]``): ``[..., frames, fft_length // 2 + 1]``
-    complex, each frame windowed by ``window_fn(frame_length)``; ``fft_length`` defaults to the least power of two
-    >= ``frame_length``."""
-    with op_scope(name, "stft", [signals, frame_length, frame_step]):
-        signals = convert_to_tensor(signals, name="signals")
-        signals.shape.with_rank_at_least(1)
-        frame_length = convert_to_tensor(frame_length, name="frame_length")
-        frame_length.shape.assert_has_rank(0)
-        frame_step = convert_to_tensor(frame_step, name="frame_step")
-        frame_step.shape.assert_has_rank(0)
-        if fft_length is None:
-            fft_length = _enclosing_power_of_two(frame_length)
-        else:
-            fft_length = convert_to_tensor(fft_length, name="fft_length")
-        framed = frame(signals, frame_length, frame_step, pad_end=pad_end)
-        if window_fn is not None:
-            framed *= window_fn(frame_length, dtype=framed.dtype)
-        return rfft(framed, [fft_length])

@@ -128,6 +128,9 @@ for _name in ("IsNan", "IsInf"):
     _test.set_shape_fn(common_shapes.unchanged_shape)
 for _name in ("Lgamma", "Digamma", "Erfinv", "Ndtri"):
     _unary(_name, _FLOATS)
+# The modified Bessel functions tf.math has (and tf.signal's Kaiser windows use).
+for _name in ("BesselI0", "BesselI0e", "BesselI1", "BesselI1e"):
+    _unary(_name, _FLOATS)
 _binary("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}")
 for _name in ("Xdivy", "Xlogy", "Xlog1py"):
     _binary(_name, "{half, bfloat16, float, double, complex64, complex128}")

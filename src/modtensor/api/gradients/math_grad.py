@@ -717,6 +717,36 @@ def _ndtri_grad(op: Any, grad: Any) -> Any:
     return _mul(_mul(grad, root_two_pi), apply_op("Exp", x=half_square))
 
 
+@RegisterGradient("BesselI0")
+def _bessel_i0_grad(op: Any, grad: Any) -> Any:
+    return _mul(grad, apply_op("BesselI1", x=op.inputs[0]))
+
+
+@RegisterGradient("BesselI0e")
+def _bessel_i0e_grad(op: Any, grad: Any) -> Any:
+    x, y = op.inputs[0], op.outputs[0]
+    return _mul(grad, apply_op("Sub", x=apply_op("BesselI1e", x=x), y=_mul(apply_op("Sign", x=x), y)))
+
+
+def _at_zero(x: Any, value: float, elsewhere: Any) -> Any:
+    """``value`` where x is 0 (the limit a ``y / x`` term misses there), ``elsewhere`` otherwise."""
+    zero = math_ops.equal(x, _scalar(0.0, x.dtype))
+    return apply_op("SelectV2", condition=zero, t=_scalar(value, x.dtype), e=elsewhere)
+
+
+@RegisterGradient("BesselI1")
+def _bessel_i1_grad(op: Any, grad: Any) -> Any:
+    x, y = op.inputs[0], op.outputs[0]  # I1' = I0 - I1 / x, 1 at 0
+    return _mul(grad, _at_zero(x, 1.0, apply_op("Sub", x=apply_op("BesselI0", x=x), y=_div(y, x))))
+
+
+@RegisterGradient("BesselI1e")
+def _bessel_i1e_grad(op: Any, grad: Any) -> Any:
+    x, y = op.inputs[0], op.outputs[0]  # I1e' = I0e - I1e (sign(x) + 1 / x), 1/2 at 0
+    slope = _mul(y, apply_op("AddV2", x=apply_op("Sign", x=x), y=apply_op("Reciprocal", x=x)))
+    return _mul(grad, _at_zero(x, 0.5, apply_op("Sub", x=apply_op("BesselI0e", x=x), y=slope)))
+
+
 @RegisterGradient("Cumprod")
 def _cumprod_grad(op: Any, grad: Any) -> list[Any]:
     x, axis = op.inputs
