@@ -18,9 +18,9 @@ Six C libraries are built with the package:
 - ``modtensor/lib/libmodtensor_cpu_kernels.so``: the native CPU kernels (csrc/cpu_kernels), a
   plugin like any other (``TF_InitKernel``) that the runtime loads as a built-in plugin at
   first use; it links the shim. Without it the numpy kernels serve every op.
-- ``modtensor/kernels/cpu/_image_codecs``: JPEG and PNG through the system's libjpeg(-turbo) and libpng
-  (csrc/image_codecs), as TensorFlow uses them; built only where their headers are installed
-  (Debian: libjpeg-dev, libpng-dev), else the codec ops say what to install.
+- ``modtensor/kernels/cpu/_image_codecs``: JPEG, PNG and WebP through the system's libjpeg(-turbo), libpng and
+  libwebp (csrc/image_codecs), as TensorFlow uses them; built only where their headers are installed
+  (Debian: libjpeg-dev, libpng-dev; libwebp-dev for WebP), else the codec ops say what to install.
 
 The C headers under include/ are installed as ``modtensor/include`` so that
 ``modtensor.sysconfig.get_include()`` works from an installed package, and the golden models of
@@ -123,21 +123,28 @@ class BuildNative(build_ext):
         plan_runner = by_name[PLAN_RUNNER]
         plan_runner.include_dirs.append(numpy.get_include())
         self.build_extension(plan_runner)
-        missing = self._missing_codec_headers()
+        missing = self._missing_headers(("jpeglib.h", "png.h", "zlib.h"))
         if missing:
             print(f"WARNING: modtensor's JPEG/PNG codecs are not built: {missing} not found "
                   "(Debian: apt-get install libjpeg-dev libpng-dev)", flush=True)  # fmt: skip
+            return
+        codecs = by_name[IMAGE_CODECS]
+        if self._missing_headers(("webp/decode.h", "webp/demux.h")):
+            print("WARNING: modtensor's WebP decoder is not built: the libwebp headers were not found "
+                  "(Debian: apt-get install libwebp-dev)", flush=True)  # fmt: skip
         else:
-            self.build_extension(by_name[IMAGE_CODECS])
+            codecs.define_macros.append(("MTIC_HAVE_WEBP", "1"))
+            codecs.libraries += ["webp", "webpdemux"]
+        self.build_extension(codecs)
 
-    def _missing_codec_headers(self) -> str:
-        """The codec headers the C compiler cannot find (jpeglib.h, png.h, zlib.h), '' when it finds them all."""
+    def _missing_headers(self, headers: tuple[str, ...]) -> str:
+        """Those of the codec libraries' ``headers`` the C compiler cannot find, '' when it finds them all."""
         import subprocess
         import tempfile
 
         compiler = getattr(self.compiler, "compiler_so", None) or ["cc"]
         missing = []
-        for header in ("jpeglib.h", "png.h", "zlib.h"):
+        for header in headers:
             with tempfile.TemporaryDirectory() as scratch:
                 source = Path(scratch) / "probe.c"
                 source.write_text(f"#include <stddef.h>\n#include <stdio.h>\n#include <{header}>\n")
@@ -208,7 +215,7 @@ setup(
             extra_link_args=[f"-Wl,-soname,{COMPAT_FILE}", "-Wl,-rpath,$ORIGIN", "-Wl,-z,defs"],
             optional=True,
         ),
-        # JPEG and PNG (csrc/image_codecs) through the system's libjpeg and libpng, as TensorFlow uses them.
+        # JPEG, PNG and WebP (csrc/image_codecs) through the system's libjpeg, libpng and libwebp, as TF uses them.
         Extension(
             IMAGE_CODECS,
             sources=_sources("image_codecs"),

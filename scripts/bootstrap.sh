@@ -19,19 +19,20 @@ fi
 if ! "$PY" -c "import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" >/dev/null 2>&1; then
   need_apt+=("python3-dev")
 fi
-# libjpeg and libpng headers, for the JPEG/PNG codecs (optional: without them the codec ops say what to install).
+# libjpeg, libpng and libwebp headers, for the image codecs (optional: without them the codec ops say what to install).
 codec_apt=()
 if command -v gcc >/dev/null 2>&1; then
   printf '#include <stdio.h>\n#include <jpeglib.h>\n' | gcc -fsyntax-only -x c - >/dev/null 2>&1 || codec_apt+=(libjpeg-dev)
   printf '#include <png.h>\n' | gcc -fsyntax-only -x c - >/dev/null 2>&1 || codec_apt+=(libpng-dev zlib1g-dev)
+  printf '#include <webp/demux.h>\n' | gcc -fsyntax-only -x c - >/dev/null 2>&1 || codec_apt+=(libwebp-dev)
 else
-  codec_apt+=(libjpeg-dev libpng-dev zlib1g-dev)
+  codec_apt+=(libjpeg-dev libpng-dev zlib1g-dev libwebp-dev)
 fi
 if [ ${#codec_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     need_apt+=("${codec_apt[@]}")
   else
-    echo "[bootstrap] note: ${codec_apt[*]} missing: modtensor builds without its JPEG/PNG codecs" >&2
+    echo "[bootstrap] note: ${codec_apt[*]} missing: modtensor builds without those image codecs" >&2
   fi
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then

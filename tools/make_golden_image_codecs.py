@@ -10,9 +10,11 @@ augmentations, in the format of ``tools/make_golden_frontend_ops.py``, ids ``cod
 encoded (baseline, progressive, grayscale, 4:4:4, optimized, odd sizes), PNGs written here byte by byte (palettes
 with and without transparency, 1-, 4- and 16-bit grey, 16-bit colour, Adam7 interlacing, grey with tRNS), GIFs
 (single frames and animations with local palettes, transparency, offset, small and interlaced frames, LZW written
-here) and BMPs (8-, 24- and 32-bit, bottom-up and top-down), at every channel count, ratio, crop window and dtype
-TF takes, and TF's errors for bad data. Inputs end in a non-zero byte: npz keeps strings as fixed-width bytes,
-which drop trailing NULs.
+here), BMPs (8-, 24- and 32-bit, bottom-up and top-down) and WebPs (stills and animations written by Pillow's
+libwebp: ``/work/tfvenv/bin/pip install pillow`` first; TF writes no WebP), at every channel count, ratio, crop
+window and dtype TF takes, and TF's errors for bad data. Inputs end in a non-zero byte: npz keeps strings as
+fixed-width bytes, which drop trailing NULs. ``opaque_animation.webp`` (a WebP animation without alpha, which TF
+2.21 cannot decode safely) is written beside them for tests/api/test_image_codecs.py.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ import tensorflow as tf  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "image_codecs"
 
-OPS = ["DecodeAndCropJpeg", "DecodeBmp", "DecodeGif", "DecodeImage", "DecodeJpeg", "DecodePng", "EncodeJpeg",
-       "EncodeJpegVariableQuality", "EncodePng", "ExtractJpegShape"]  # fmt: skip
+OPS = ["DecodeAndCropJpeg", "DecodeBmp", "DecodeGif", "DecodeImage", "DecodeJpeg", "DecodePng", "DecodeWebP",
+       "EncodeJpeg", "EncodeJpegVariableQuality", "EncodePng", "ExtractJpegShape"]  # fmt: skip
 
 # Snippet images: a [16, 24, 3] uint8 ramp, a [13, 21, 1] grey one (odd sizes: partial MCUs), a float RGB image.
 RGB = "tf.cast(tf.reshape(tf.range(16 * 24 * 3) * 5 % 256, [16, 24, 3]), tf.uint8)"
@@ -45,6 +47,13 @@ RGB16 = "tf.cast(tf.reshape(tf.range(5 * 6 * 3) * 701 % 65536, [5, 6, 3]), tf.ui
 FLOAT = "tf.reshape(tf.range(8 * 8 * 3, dtype=np.float32) / 192.0, [8, 8, 3])"
 JPEG = f"tf.io.encode_jpeg({RGB})"
 PNG = f"tf.io.encode_png({RGB})"
+# A lossless [3, 4, 4] RGBA WebP (Pillow's libwebp): no TF op writes WebP.
+WEBP = (
+    "tf.constant(b'RIFFV\\x00\\x00\\x00WEBPVP8LJ\\x00\\x00\\x00/\\x03\\x80\\x00\\x10O`\\xa6m\\xdb`"
+    '\\x01\\x14\\x9c\\xcf\\x9e\\x9b\\x9aFR\\xe0 \\x02\\x90\\xf6MI\\x89\\x99\\xb6m\\n\\xa0\\xe0|'
+    '\\xf6\\x1c\\x8a\\xe1\\x17\\x08$\\xa1m\\xb6z$\\xe2\\xeb\\x83\\xfb\\xb3[\\x00\\xcd\\x0e\\x00'
+    "\\x82\\x00\\xd2\\xa8B\\x08!l\\xb1\\xc2\\nG\\xf4?\\x9aq\\x01')"
+)
 
 CASES: list[tuple[str, str, str]] = [
     ("codec_encode_decode_jpeg", f"tf.io.decode_jpeg({JPEG})", "ge"),
@@ -94,6 +103,12 @@ CASES: list[tuple[str, str, str]] = [
     ("codec_decode_image_empty", "tf.io.decode_image(tf.constant(b''))", "e"),
     ("codec_decode_image_not_scalar", f"tf.io.decode_image(tf.stack([{JPEG}, {JPEG}]))", "e"),
     ("codec_decode_gif_of_jpeg", f"tf.io.decode_gif({JPEG})", "ge"),
+    ("codec_decode_webp", f"tf.io.decode_webp({WEBP})", "ge"),
+    ("codec_decode_webp_image_namespace", f"tf.image.decode_webp({WEBP}, channels=4, name='dw')", "ge"),
+    ("codec_decode_webp_ph", "tf.io.decode_webp(ph(tf.string, []), channels=3)", "g"),
+    ("codec_decode_webp_channels", f"tf.io.decode_webp({WEBP}, channels=3)", "e"),
+    ("codec_decode_image_webp", f"tf.io.decode_image({WEBP}, expand_animations=False)", "ge"),
+    ("codec_decode_image_webp_float", f"tf.io.decode_image({WEBP}, dtype=tf.float32)", "e"),
     ("codec_decode_bmp_of_png", f"tf.io.decode_bmp({PNG})", "e"),
     ("codec_is_jpeg", f"tf.io.is_jpeg({JPEG})", "ge"),
     ("codec_is_jpeg_png", f"tf.image.is_jpeg({PNG}, name='isj')", "ge"),
@@ -239,6 +254,49 @@ def gif_bytes(width: int, height: int, frames: list[dict], palette: np.ndarray |
         min_size = max(2, int(np.log2(len(colours)))) if colours is not None else 2
         out += _lzw(rows, frame.get("min_size", min_size))
     return out + b"\x3b"
+
+
+def _ramp(height: int, width: int, channels: int, step: int) -> np.ndarray:
+    return (np.arange(height * width * channels).reshape(height, width, channels) * step % 256).astype(np.uint8)
+
+
+def webp_streams() -> dict[str, bytes]:
+    """WebP files written by Pillow (libwebp's encoder; TF writes none): stills and animations. The opaque animation
+    holds OPAQUE_FRAMES (lossless), for tests/api/test_image_codecs.py."""
+    import io
+
+    from PIL import Image
+
+    def save(frames: list[np.ndarray], **options) -> bytes:
+        out = io.BytesIO()
+        images = [Image.fromarray(f) for f in frames]
+        extra = {"save_all": True, "append_images": images[1:], "duration": 40} if len(images) > 1 else {}
+        images[0].save(out, "WEBP", **extra, **options)
+        return out.getvalue()
+
+    rgb, rgba = _ramp(12, 17, 3, 7), _ramp(9, 11, 4, 5)
+    moving = [np.zeros((10, 14, 4), np.uint8) for _ in range(4)]
+    for i, frame in enumerate(moving):  # a square moving over a transparent canvas: sub-rectangle frames
+        frame[2 + i : 6 + i, 3 + 2 * i : 7 + 2 * i] = (40 * i, 200 - 30 * i, 90, 255)
+    def npz_safe(stream: bytes) -> bytes:
+        """A stream ending in NUL (a RIFF chunk's padding) with a byte after the RIFF payload, which libwebp does not
+        read: npz's fixed-width bytes would drop the NUL."""
+        return stream + b"\x01" if stream.endswith(b"\x00") else stream
+
+    streams = {
+        "lossy_rgb": save([rgb], quality=80),
+        "lossless_rgb": save([rgb], lossless=True),
+        "lossless_rgba": save([rgba], lossless=True),
+        "lossy_rgba": save([rgba], quality=60),
+        "animation": save([rgba, 255 - rgba, rgba // 2], lossless=True),
+        "moving": save(moving, lossless=True),
+        "opaque_animation": save(OPAQUE_FRAMES, lossless=True),
+    }
+    return {key: npz_safe(stream) for key, stream in streams.items()}
+
+
+# The opaque animation's frames: [2, 12, 17, 3] (see webp_streams).
+OPAQUE_FRAMES = [_ramp(12, 17, 3, 7), 255 - _ramp(12, 17, 3, 7)]
 
 
 def scalar(data: bytes) -> np.ndarray:
@@ -432,7 +490,41 @@ def write_op_goldens() -> int:
     kernel_case("EncodePng", np.zeros((2, 2, 5), np.uint8))
     kernel_case("EncodePng", rgb, compression=10)
 
+    # WebP (streams written by Pillow's libwebp): stills with and without alpha, lossy and lossless, animations
+    # composed from sub-rectangles, through every decode op; damaged streams. (An animation without alpha is left
+    # out: TF 2.21 writes RGBA frames into a 3-channel buffer there and corrupts its heap.)
+    webps = webp_streams()
+    for key, stream in webps.items():
+        if key == "opaque_animation":
+            continue
+        for channels in (0, 3, 4):
+            kernel_case("DecodeWebP", scalar(stream), channels=channels)
+        kernel_case("DecodeImage", scalar(stream))
+        kernel_case("DecodeImage", scalar(stream), expand_animations=False)
+        for op in ("DecodeJpeg", "DecodePng", "DecodeGif", "DecodeBmp"):
+            kernel_case(op, scalar(stream))
+        kernel_case("DecodeAndCropJpeg", scalar(stream), np.array([0, 0, 2, 2], np.int32))
+    still = webps["lossy_rgb"]
+    kernel_case("DecodeWebP", scalar(still), channels=1)
+    kernel_case("DecodeWebP", scalar(still), channels=2)
+    kernel_case("DecodeImage", scalar(still), dtype=np.float32)
+    kernel_case("DecodePng", scalar(still), dtype=np.uint16)
+    def cut(stream: bytes, end: int) -> bytes:  # the stream up to `end`, shortened past NULs (npz drops them)
+        stream = stream[:end]
+        return stream.rstrip(b"\x00")
+
+    anim = webps["animation"]
+    for damaged in (cut(still, 20), cut(still, 40), cut(still, -9), still[:30] + b"x" * 10 + still[40:],
+                    b"RIFF\x00\x00\x00\x00WEBPVP8 ", cut(anim, -40), cut(anim, 90)):  # fmt: skip
+        kernel_case("DecodeWebP", scalar(damaged))
+    (OUT / "opaque_animation.webp").write_bytes(webps["opaque_animation"])
+
     # Shape functions.
+    for op in ("DecodeWebP",):
+        for channels in (0, 1, 3, 4):
+            shape_case(op, P([], "string"), channels=channels)
+        shape_case(op, P([2], "string"))
+        shape_case(op, P(None, "string"))
     for op in ("DecodeJpeg", "DecodePng", "DecodeBmp", "DecodeImage", "DecodeGif", "ExtractJpegShape"):
         shape_case(op, P([], "string"))
         shape_case(op, P([2], "string"))

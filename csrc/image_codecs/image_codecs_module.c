@@ -1,7 +1,7 @@
-/* modtensor.kernels.cpu._image_codecs: the JPEG, PNG and GIF codecs (jpeg_codec.c, png_codec.c, gif_codec.c) for
- * the image kernels, the GIL released while they work. Decoders return (bytearray, height, width, channels);
- * failures return None (PNG: (error code, width, height), GIF: (kind, message)), and the kernels raise TF's
- * errors. */
+/* modtensor.kernels.cpu._image_codecs: the JPEG, PNG, GIF and WebP codecs (jpeg_codec.c, png_codec.c, gif_codec.c,
+ * webp_codec.c) for the image kernels, the GIL released while they work. Decoders return (bytearray, height, width,
+ * channels); failures return None (PNG: (error code, width, height), GIF: (kind, message), a WebP animation: its
+ * message), and the kernels raise TF's errors. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -10,6 +10,7 @@
 #include "gif_codec.h"
 #include "jpeg_codec.h"
 #include "png_codec.h"
+#include "webp_codec.h"
 
 static PyObject* image_tuple(void* pixels, size_t bytes, int height, int width, int channels) {
   PyObject* array = PyByteArray_FromStringAndSize((const char*)pixels, (Py_ssize_t)bytes);
@@ -158,6 +159,70 @@ static PyObject* decode_gif(PyObject* self, PyObject* args) {
   return Py_BuildValue("Niii", array, frames, height, width);
 }
 
+/* webp_info(data) -> (height, width, channels, animated), or None when the header cannot be read */
+static PyObject* webp_info(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  if (!PyArg_ParseTuple(args, "y*:webp_info", &data)) return NULL;
+  int width = 0, height = 0, channels = 0, animated = 0, ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = mtic_webp_info((const uint8_t*)data.buf, (size_t)data.len, &width, &height, &channels, &animated);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (!ok) Py_RETURN_NONE;
+  return Py_BuildValue("iiiN", height, width, channels, PyBool_FromLong(animated));
+}
+
+/* webp_decode(data, height, width, channels) -> bytearray, or None when libwebp fails */
+static PyObject* webp_decode(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  int height, width, channels;
+  if (!PyArg_ParseTuple(args, "y*iii:webp_decode", &data, &height, &width, &channels)) return NULL;
+  PyObject* out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)height * width * channels);
+  if (out == NULL) {
+    PyBuffer_Release(&data);
+    return NULL;
+  }
+  uint8_t* pixels = (uint8_t*)PyByteArray_AS_STRING(out);
+  int ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = mtic_webp_decode((const uint8_t*)data.buf, (size_t)data.len, pixels, width, height, channels);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (!ok) {
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+  }
+  return out;
+}
+
+/* webp_decode_animation(data, all_frames, channels) -> (bytearray, frames, height, width), or the error message */
+static PyObject* webp_decode_animation(PyObject* self, PyObject* args) {
+  (void)self;
+  Py_buffer data;
+  int all_frames, channels;
+  if (!PyArg_ParseTuple(args, "y*pi:webp_decode_animation", &data, &all_frames, &channels)) return NULL;
+  int frames = 0, height = 0, width = 0;
+  char error[128] = "";
+  uint8_t* pixels;
+  Py_BEGIN_ALLOW_THREADS
+  pixels = mtic_webp_decode_animation((const uint8_t*)data.buf, (size_t)data.len, all_frames, channels, &frames,
+                                      &width, &height, error, sizeof error);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&data);
+  if (pixels == NULL) return PyUnicode_FromString(error);
+  PyObject* array = PyByteArray_FromStringAndSize((const char*)pixels, (Py_ssize_t)frames * height * width * channels);
+  free(pixels);
+  if (array == NULL) return NULL;
+  return Py_BuildValue("Niii", array, frames, height, width);
+}
+
+static PyObject* webp_available(PyObject* self, PyObject* args) {
+  (void)self, (void)args;
+  return PyBool_FromLong(mtic_webp_available());
+}
+
 static PyMethodDef kMethods[] = {
     {"decode_jpeg", decode_jpeg, METH_VARARGS, "Decode a JPEG stream as TF's DecodeJpeg does."},
     {"jpeg_shape", jpeg_shape, METH_VARARGS, "The (height, width, channels) a JPEG header announces."},
@@ -165,6 +230,10 @@ static PyMethodDef kMethods[] = {
     {"decode_png", decode_png, METH_VARARGS, "Decode a PNG stream as TF's DecodePng does."},
     {"encode_png", encode_png, METH_VARARGS, "Encode pixels as TF's EncodePng does."},
     {"decode_gif", decode_gif, METH_VARARGS, "Decode a GIF's frames as TF's DecodeGif does."},
+    {"webp_available", webp_available, METH_NOARGS, "Whether the module was built with libwebp."},
+    {"webp_info", webp_info, METH_VARARGS, "A WebP header's (height, width, channels, animated)."},
+    {"webp_decode", webp_decode, METH_VARARGS, "Decode a still WebP image into RGB or RGBA rows."},
+    {"webp_decode_animation", webp_decode_animation, METH_VARARGS, "Decode a WebP animation's canvases."},
     {NULL, NULL, 0, NULL},
 };
 

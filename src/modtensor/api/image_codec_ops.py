@@ -27,6 +27,7 @@ __all__ = [
     "decode_image",
     "decode_jpeg",
     "decode_png",
+    "decode_webp",
     "encode_jpeg",
     "encode_png",
     "extract_jpeg_shape",
@@ -73,6 +74,12 @@ def decode_bmp(contents: Any, channels: int = 0, name: str | None = None) -> Ten
 def decode_gif(contents: Any, name: str | None = None) -> Tensor:
     """A GIF's frames as ``[frames, height, width, 3]`` uint8 (``DecodeGif``; JPEG and PNG data give one frame)."""
     return apply_op("DecodeGif", name=name, contents=contents)
+
+
+def decode_webp(contents: Any, channels: int = 0, dtype: Any = dtypes.uint8, name: str | None = None) -> Tensor:
+    """A WebP image or animation as ``[frames, height, width, channels]`` uint8 (``DecodeWebP``; 3 channels, or 4
+    with alpha; animations are RGBA)."""
+    return apply_op("DecodeWebP", name=name, contents=contents, channels=channels, dtype=dtypes.as_dtype(dtype))
 
 
 def decode_image(contents: Any, channels: int | None = None, dtype: Any = dtypes.uint8, name: str | None = None,

@@ -1,8 +1,9 @@
 """Image codec ops: DecodeJpeg, DecodeAndCropJpeg, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape,
-DecodePng, EncodePng, DecodeBmp, DecodeGif and DecodeImage.
+DecodePng, EncodePng, DecodeBmp, DecodeGif, DecodeWebP and DecodeImage.
 
 OpDefs equal TensorFlow 2.21's registered ones; the shape functions are TF's: a decoder's ``contents`` is a
-scalar and its output ``[?, ?, channels]`` (``channels`` unknown when 0; DecodeGif ``[?, ?, ?, 3]``; DecodeImage
+scalar and its output ``[?, ?, channels]`` (``channels`` unknown when 0; DecodeGif ``[?, ?, ?, 3]``, DecodeWebP
+``[?, ?, ?, channels]``; DecodeImage
 unknown with ``expand_animations``, since a GIF gives frames); DecodeAndCropJpeg takes height and width from a
 constant ``crop_window``; encoders take a rank-3 image to a scalar, EncodePng any ``[..., h, w, c]`` to its batch
 dims; ExtractJpegShape gives a 3-vector.
@@ -69,6 +70,12 @@ def batched_encode_image_shape(ctx: InferenceContext) -> None:
 def _scalar_to_vector3(ctx: InferenceContext) -> None:
     ctx.with_rank(ctx.input(0), 0)
     ctx.set_output(0, ctx.vector(3))
+
+
+def _decode_webp_shape(ctx: InferenceContext) -> None:
+    """TF's DecodeWebP shape: scalar ``contents`` -> ``[?, ?, ?, channels]`` (frames first, even for a still)."""
+    ctx.with_rank(ctx.input(0), 0)
+    ctx.set_output(0, ctx.make_shape([ctx.unknown_dim(), ctx.unknown_dim(), ctx.unknown_dim(), _channels_dim(ctx)]))
 
 
 def _scalar_to_gif_frames(ctx: InferenceContext) -> None:
@@ -156,4 +163,12 @@ register_op("DecodeGif").input("contents: string").output("image: uint8").set_sh
     .output("image: dtype")
     .attr("expand_animations: bool = true")
     .set_shape_fn(decode_image_v2_shape)
+)
+(
+    register_op("DecodeWebP")
+    .input("contents: string")
+    .output("image: dtype")
+    .attr("channels: int = 0")
+    .attr("dtype: {uint8} = DT_UINT8")
+    .set_shape_fn(_decode_webp_shape)
 )

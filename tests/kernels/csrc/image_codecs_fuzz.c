@@ -1,8 +1,8 @@
-/* Drives csrc/image_codecs (jpeg_codec.c, png_codec.c, gif_codec.c) over the files named on the command line, for
- * the AddressSanitizer / LeakSanitizer test: every file is decoded as JPEG with each flag set (channels, ratios,
- * DCTs, upsampling, truncation recovery, crop windows), as PNG at each channel count and depth and as GIF in each
- * frame mode, and whatever decodes is encoded again (JPEG at several settings, PNG 8- and 16-bit). Prints
- * "files N decoded M". */
+/* Drives csrc/image_codecs (jpeg_codec.c, png_codec.c, gif_codec.c, webp_codec.c) over the files named on the
+ * command line, for the AddressSanitizer / LeakSanitizer test: every file is decoded as JPEG with each flag set
+ * (channels, ratios, DCTs, upsampling, truncation recovery, crop windows), as PNG at each channel count and depth, as
+ * GIF in each frame mode and as WebP (still into 3 and 4 channels, animation's first or every frame), and whatever
+ * decodes is encoded again (JPEG at several settings, PNG 8- and 16-bit). Prints "files N decoded M". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "gif_codec.h"
 #include "jpeg_codec.h"
 #include "png_codec.h"
+#include "webp_codec.h"
 
 static unsigned char* read_all(const char* path, size_t* size) {
   FILE* f = fopen(path, "rb");
@@ -96,6 +97,26 @@ int main(int argc, char** argv) {
         ++decoded;
         if (mode == MTIC_GIF_FIRST_FRAME && h > 0 && w > 0) encode_back(image, h, w, 3);
         free(image);
+      }
+    }
+    int animated = 0;
+    if (mtic_webp_info(data, size, &w, &h, &c, &animated)) {
+      for (int channels = 3; channels <= 4; ++channels) { /* the announced channel count, and the other one */
+        uint8_t* image = malloc((size_t)w * h * channels + 1);
+        if (image != NULL && mtic_webp_decode(data, size, image, w, h, channels)) ++decoded;
+        free(image);
+      }
+      for (int all = 0; all <= 1; ++all) {
+        for (int channels = 3; channels <= 4; ++channels) {
+          int frames = 0;
+          char error[128];
+          uint8_t* image = mtic_webp_decode_animation(data, size, all, channels, &frames, &w, &h, error, sizeof error);
+          if (image != NULL) {
+            ++decoded;
+            if (all == 0 && channels == 4 && h > 0 && w > 0) encode_back(image, h, w, 4);
+            free(image);
+          }
+        }
       }
     }
     free(data);

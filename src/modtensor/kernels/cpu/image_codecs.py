@@ -1,11 +1,11 @@
 """CPU kernels of the image codec ops, as TensorFlow's DecodeImageV2Op, EncodeJpegOp, EncodePngOp and
 ExtractJpegShapeOp behave.
 
-Every decode op looks at the data's magic bytes and decodes JPEG, PNG, GIF or BMP whatever its name (a PNG through
-``DecodeJpeg`` works, as in TF); only ``DecodeBmp`` and ``DecodeAndCropJpeg`` refuse other formats. JPEG and PNG
-go through the system's libjpeg(-turbo) and libpng in ``_image_codecs`` (csrc/image_codecs) with TF's settings,
-so pixels and encoded bytes are TF's; GIF through the same module's own reader (giflib's reading, TF's frame
-compositing); BMP is read here. Errors carry TF's wording.
+Every decode op looks at the data's magic bytes and decodes JPEG, PNG, GIF, BMP or WebP whatever its name (a PNG
+through ``DecodeJpeg`` works, as in TF); only ``DecodeBmp`` and ``DecodeAndCropJpeg`` refuse some other formats. JPEG,
+PNG and WebP go through the system's libjpeg(-turbo), libpng and libwebp in ``_image_codecs`` (csrc/image_codecs)
+with TF's settings, so pixels and encoded bytes are TF's; GIF through the same module's own reader (giflib's
+reading, TF's frame compositing); BMP is read here. Errors carry TF's wording.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ try:
 except ImportError:  # built without the libjpeg / libpng headers
     _codecs = None
 
-_JPEG, _PNG, _GIF, _BMP, _WEBP, _UNKNOWN = "JPEG", "PNG", "GIF", "BMP", "WebP", "UNKNOWN"
+_JPEG, _PNG, _GIF, _BMP, _WEBP, _JXL, _UNKNOWN = "JPEG", "PNG", "GIF", "BMP", "WebP", "JPEG XL", "UNKNOWN"
 
 
 def _native() -> Any:
@@ -49,6 +49,8 @@ def file_format(data: bytes) -> str:
         return _BMP
     if data.startswith(b"RIFF") and len(data) > 12 and data[8:12] == b"WEBP":
         return _WEBP
+    if data.startswith((b"\xff\x0a", b"\x00\x00\x00\x0cJXL \r\n\x87\n")):  # a JPEG XL codestream or container
+        return _JXL
     return _UNKNOWN
 
 
@@ -215,6 +217,46 @@ def _decode_bmp(data: bytes, op: str, channels: int, dtype: Any) -> np.ndarray:
     return _as_dtype(out, dtype)
 
 
+def _decode_webp(data: bytes, op: str, channels: int, dtype: Any, expand_animations: bool) -> np.ndarray:
+    """TF's DecodeWebP (whichever decode op met the data): frames first (``[1, h, w, c]`` for a still) unless
+    DecodeImage's ``expand_animations`` is off, uint8 only, the file's own channels (3, or 4 with alpha).
+
+    An animation without alpha comes out as its RGB frames, where TF 2.21 writes RGBA past a 3-channel buffer.
+    """
+    if channels not in (0, 3, 4):
+        raise invalid_argument("WebP only supports 3 or 4 channels")
+    if np.dtype(as_numpy_dtype(dtype)) != np.uint8:
+        raise invalid_argument("WebP only supports uint8 for dtype")
+    codecs = _native()
+    if not codecs.webp_available():
+        raise UnimplementedError(
+            None,
+            None,
+            f"{op}: modtensor was built without libwebp, so it cannot decode WebP images: install it (Debian: apt-get "
+            "install libwebp-dev) and reinstall modtensor",
+        )
+    info = codecs.webp_info(data)
+    if info is None:
+        raise invalid_argument("Failed to decode WebP header.")
+    height, width, found, animated = info
+    if channels not in (0, found):
+        raise invalid_argument("Number of channels requested does not match input")
+    if not animated:
+        pixels = codecs.webp_decode(data, height, width, found)
+        if pixels is None:
+            raise invalid_argument("Failed to decode WebP image.")
+        image = np.frombuffer(pixels, np.uint8).reshape(height, width, found)
+        return image[np.newaxis] if expand_animations else image
+    if channels not in (0, 4):
+        raise invalid_argument("WebP Animation must be 4 channel RGBA")
+    result = codecs.webp_decode_animation(data, expand_animations, found)
+    if isinstance(result, str):
+        raise invalid_argument(f"Failed to decode WebP Animation: {result}")
+    pixels, frames, height, width = result
+    image = np.frombuffer(pixels, np.uint8).reshape(frames, height, width, found)
+    return image if expand_animations else image[0]
+
+
 def _decode(op: str, contents: np.ndarray, channels: int, dtype: Any, jpeg: dict | None = None,
             window: np.ndarray | None = None, expand_animations: bool = True) -> np.ndarray:  # fmt: skip
     data = _contents(contents)
@@ -229,7 +271,9 @@ def _decode(op: str, contents: np.ndarray, channels: int, dtype: Any, jpeg: dict
     if fmt == _BMP:
         return _decode_bmp(data, op, channels, dtype)
     if fmt == _WEBP:
-        raise UnimplementedError(None, None, f"{op}: modtensor cannot decode WebP images yet (JPEG, PNG, GIF, BMP)")
+        return _decode_webp(data, op, channels, dtype, expand_animations)
+    if fmt == _JXL:
+        raise UnimplementedError(None, None, f"{op}: modtensor cannot decode JPEG XL images (TF does, with libjxl)")
     raise invalid_argument("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.")
 
 
@@ -281,6 +325,12 @@ def decode_image(contents: np.ndarray, channels: int = 0, dtype: Any = np.uint8,
     """DecodeImage: any supported format, ``[h, w, c]`` (GIF frames ``[n, h, w, c]`` with ``expand_animations``)."""
     _check_channels(int(channels))
     return _decode("DecodeImage", contents, int(channels), dtype, expand_animations=bool(expand_animations))
+
+
+def decode_webp(contents: np.ndarray, channels: int = 0, dtype: Any = np.uint8) -> np.ndarray:
+    """DecodeWebP: ``[frames, h, w, c]`` uint8 (also decodes JPEG, PNG, GIF and BMP data, as TF's kernel)."""
+    _check_channels(int(channels))
+    return _decode("DecodeWebP", contents, int(channels), dtype)
 
 
 def _encode_jpeg_image(image: np.ndarray) -> tuple[int, int, int]:
@@ -397,6 +447,7 @@ OP_FUNCTIONS: dict[str, Any] = {
     "DecodeBmp": decode_bmp,
     "DecodeGif": decode_gif,
     "DecodeImage": decode_image,
+    "DecodeWebP": decode_webp,
     "EncodeJpeg": encode_jpeg,
     "EncodeJpegVariableQuality": encode_jpeg_variable_quality,
     "ExtractJpegShape": extract_jpeg_shape,
