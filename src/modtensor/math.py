@@ -159,6 +159,27 @@ __all__ = [
     "reduce_logsumexp",
 ]
 
+# the rest of the trigonometric and hyperbolic functions, and tf.math-only rint, nextafter, the no-NaN products
+from modtensor.api.math_ops import (  # noqa: E402
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cosh,
+    multiply_no_nan,
+    nextafter,
+    reciprocal_no_nan,
+    rint,
+    sinh,
+    tan,
+)
+
+__all__ += ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "multiply_no_nan", "nextafter",
+            "reciprocal_no_nan", "rint", "sinh", "tan"]  # fmt: skip
+
 # tf.math's everyday compositions (namespace-math work: api/math_ops.py, api/nn_impl.py)
 from modtensor.api.math_ops import count_nonzero, polyval  # noqa: E402
 from modtensor.api.nn_impl import l2_normalize  # noqa: E402

@@ -38,11 +38,13 @@ NAMESPACE_STRINGS = GOLDEN.parent / "namespace_strings"
 IMAGE_CODECS = GOLDEN.parent / "image_codecs"
 # tf.complex, tf.math's complex parts and tf.signal's FFTs (ids "spectral_..."), by tools/make_golden_spectral_ops.py.
 SPECTRAL = GOLDEN.parent / "spectral_ops"
+# tf.math's trigonometric and hyperbolic functions and C divisions (ids "mathop_..."), by tools/make_golden_math_ops.py.
+MATH = GOLDEN.parent / "math_ops"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -35,6 +35,7 @@ CATEGORICAL_OPS = GOLDEN.parent / "random_categorical" / "ops"  # tools/make_gol
 STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops"  # AsString, ReduceJoin (make_golden_namespace_strings.py)
 CODEC_OPS = GOLDEN.parent / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
 SPECTRAL_OPS = GOLDEN.parent / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
+MATH_OPS = GOLDEN.parent / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -45,6 +46,7 @@ CASES = [
     *json.loads((STRING_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((CODEC_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((SPECTRAL_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((MATH_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -56,6 +58,7 @@ OP_DEFS = (
     STRING_OPS / "op_defs.pbtxt",
     CODEC_OPS / "op_defs.pbtxt",
     SPECTRAL_OPS / "op_defs.pbtxt",
+    MATH_OPS / "op_defs.pbtxt",
 )
 
 

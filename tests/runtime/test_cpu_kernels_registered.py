@@ -40,6 +40,7 @@ CATEGORICAL_OPS = GOLDEN / "random_categorical" / "ops"  # tools/make_golden_ran
 STRING_OPS = GOLDEN / "namespace_strings" / "ops"  # AsString, ReduceJoin (tools/make_golden_namespace_strings.py)
 CODEC_OPS = GOLDEN / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
 SPECTRAL_OPS = GOLDEN / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
+MATH_OPS = GOLDEN / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -50,6 +51,7 @@ TF_CPU = {
     **json.loads((STRING_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CODEC_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((SPECTRAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((MATH_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -63,6 +65,7 @@ CASES = [
         STRING_OPS / "kernels",
         CODEC_OPS / "kernels",
         SPECTRAL_OPS / "kernels",
+        MATH_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

@@ -28,13 +28,21 @@ _graph_stack = _graph_lib._default_graph_stack
 
 __all__ = [
     "abs",
+    "acos",
+    "acosh",
     "add",
     "add_n",
     "argmax",
     "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
     "cast",
     "clip_by_value",
     "cos",
+    "cosh",
     "divide",
     "equal",
     "exp",
@@ -67,11 +75,15 @@ __all__ = [
     "sigmoid",
     "sign",
     "sin",
+    "sinh",
     "sqrt",
     "square",
     "subtract",
+    "tan",
     "tanh",
     "truediv",
+    "truncatediv",
+    "truncatemod",
 ]
 
 # --------------------------------------------------------------------------- binary arithmetic
@@ -336,6 +348,71 @@ def sin(x: Any, name: str | None = None) -> Tensor:
 def cos(x: Any, name: str | None = None) -> Tensor:
     """Cosine elementwise (``Cos``)."""
     return apply_op("Cos", name=name, x=x)
+
+
+def _unary_wrapper(op_type: str, function_name: str, doc: str) -> Any:
+    """TF's generated wrapper of a unary op: the op named ``name``, no scope of its own."""
+
+    def function(x: Any, name: str | None = None) -> Tensor:
+        return apply_op(op_type, name=name, x=x)
+
+    function.__name__ = function.__qualname__ = function_name
+    function.__doc__ = doc
+    return function
+
+
+tan = _unary_wrapper("Tan", "tan", "Tangent elementwise (``Tan``).")
+asin = _unary_wrapper("Asin", "asin", "Inverse sine elementwise, in [-pi/2, pi/2]; NaN outside [-1, 1] (``Asin``).")
+acos = _unary_wrapper("Acos", "acos", "Inverse cosine elementwise, in [0, pi]; NaN outside [-1, 1] (``Acos``).")
+atan = _unary_wrapper("Atan", "atan", "Inverse tangent elementwise, in (-pi/2, pi/2) (``Atan``).")
+sinh = _unary_wrapper("Sinh", "sinh", "Hyperbolic sine elementwise (``Sinh``).")
+cosh = _unary_wrapper("Cosh", "cosh", "Hyperbolic cosine elementwise (``Cosh``).")
+asinh = _unary_wrapper("Asinh", "asinh", "Inverse hyperbolic sine elementwise (``Asinh``).")
+acosh = _unary_wrapper("Acosh", "acosh", "Inverse hyperbolic cosine elementwise; NaN below 1 (``Acosh``).")
+atanh = _unary_wrapper("Atanh", "atanh", "Inverse hyperbolic tangent elementwise; +-inf at +-1 (``Atanh``).")
+rint = _unary_wrapper("Rint", "rint", "The nearest integer elementwise, halves to even (``Rint``; tf.math only).")
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """The angle of the point ``(x, y)`` elementwise, in [-pi, pi], broadcast (``Atan2``)."""
+    return apply_op("Atan2", name=name, y=y, x=x)
+
+
+def truncatediv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x / y`` rounded toward zero, as C divides (``TruncateDiv``; tf.truncatediv, not in tf.math)."""
+    return apply_op("TruncateDiv", name=name, x=x, y=y)
+
+
+def truncatemod(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """C's remainder: the sign of ``x`` (``TruncateMod``; tf.truncatemod, not in tf.math)."""
+    return apply_op("TruncateMod", name=name, x=x, y=y)
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
+    """The next representable value after ``x1`` toward ``x2`` (``NextAfter``; tf.math only)."""
+    return apply_op("NextAfter", name=name, x1=x1, x2=x2)
+
+
+def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``x * y``, but 0 where ``y`` is 0 even for a NaN or infinite ``x`` (``MulNoNan``; tf.math only)."""
+    with op_scope(name, "multiply_no_nan", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if is_tensor(y) and y.dtype.base_dtype != x.dtype.base_dtype:  # TF's conversion error, named
+            raise ValueError(f"y: Tensor conversion requested dtype {x.dtype.base_dtype.name} for Tensor with dtype "
+                             f"{y.dtype.base_dtype.name}: {y!r}")  # fmt: skip
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
+        if x_dtype != y_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != {y_dtype!r}")
+        return apply_op("MulNoNan", name=scope, x=x, y=y)
+
+
+def reciprocal_no_nan(x: Any, name: str | None = None) -> Tensor:
+    """``1 / x``, and 0 where ``x`` is 0 (``DivNoNan`` of a one; tf.math only)."""
+    with op_scope(name, "reciprocal_no_nan", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        one = constant(1, dtype=x.dtype.base_dtype, name="one")
+        return apply_op("DivNoNan", name=scope, x=one, y=x)
 
 
 def expm1(x: Any, name: str | None = None) -> Tensor:

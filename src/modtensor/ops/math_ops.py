@@ -54,6 +54,26 @@ _binary("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, compl
 _binary(
     "SquaredDifference", "{bfloat16, half, float, double, int32, int64, complex64, complex128}"
 ).set_is_commutative()
+# tf.truncatediv / truncatemod (C's division and remainder), tf.math.multiply_no_nan, atan2 and nextafter
+_binary("TruncateDiv", _DIV_TYPES)
+_binary("TruncateMod", "{int32, int64, bfloat16, half, float, double}")
+_binary("MulNoNan", "{bfloat16, half, float, double, complex64, complex128}")
+(
+    register_op("Atan2")
+    .input("y: T")
+    .input("x: T")
+    .output("z: T")
+    .attr("T: {bfloat16, half, float, double}")
+    .set_shape_fn(common_shapes.broadcast_binary_op_shape)
+)
+(
+    register_op("NextAfter")
+    .input("x1: T")
+    .input("x2: T")
+    .output("output: T")
+    .attr("T: {float64, float32} = DT_FLOAT")
+    .set_shape_fn(common_shapes.broadcast_binary_op_shape)
+)
 
 for _name in ("Less", "LessEqual", "Greater", "GreaterEqual"):
     _binary(_name, "realnumbertype", out="bool")
@@ -116,6 +136,10 @@ _unary("Reciprocal", _SIGNED_COMPLEX)
 _unary("Sign", _SIGNED_COMPLEX)
 for _name in ("Sin", "Cos", "Expm1", "Log1p"):
     _unary(_name, _FLOAT_COMPLEX)
+# the rest of tf.math's trigonometric and hyperbolic functions, and rint
+for _name in ("Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"):
+    _unary(_name, _FLOAT_COMPLEX)
+_unary("Rint", _FLOATS)
 
 # Added with the losses (tf.math.reduce_logsumexp uses it).
 register_op("IsFinite").input("x: T").output("y: bool").attr(f"T: {_FLOATS}").set_shape_fn(

@@ -334,6 +334,84 @@ def _cos_grad(op: Any, grad: Any) -> Any:
     return _mul(_neg(grad), apply_op("Sin", x=_conj(op.inputs[0])))
 
 
+def _one_over(x: Any) -> Any:
+    return apply_op("Reciprocal", x=x)
+
+
+def _one_minus_square(x: Any) -> Any:
+    return apply_op("Sub", x=_scalar(1.0, x.dtype), y=apply_op("Square", x=x))
+
+
+@RegisterGradient("Tan")
+def _tan_grad(op: Any, grad: Any) -> Any:
+    secant = _one_over(apply_op("Cos", x=_conj(op.inputs[0])))
+    return _mul(apply_op("Square", x=secant), grad)
+
+
+@RegisterGradient("Asin")
+def _asin_grad(op: Any, grad: Any) -> Any:
+    return _mul(grad, _one_over(apply_op("Sqrt", x=_one_minus_square(_conj(op.inputs[0])))))
+
+
+@RegisterGradient("Acos")
+def _acos_grad(op: Any, grad: Any) -> Any:
+    return _mul(_neg(grad), _one_over(apply_op("Sqrt", x=_one_minus_square(_conj(op.inputs[0])))))
+
+
+@RegisterGradient("Atan")
+def _atan_grad(op: Any, grad: Any) -> Any:
+    x = _conj(op.inputs[0])
+    return _mul(grad, _one_over(apply_op("AddV2", x=_scalar(1.0, x.dtype), y=apply_op("Square", x=x))))
+
+
+@RegisterGradient("Sinh")
+def _sinh_grad(op: Any, grad: Any) -> Any:
+    return _mul(grad, apply_op("Cosh", x=_conj(op.inputs[0])))
+
+
+@RegisterGradient("Cosh")
+def _cosh_grad(op: Any, grad: Any) -> Any:
+    return _mul(grad, apply_op("Sinh", x=_conj(op.inputs[0])))
+
+
+@RegisterGradient("Asinh")
+def _asinh_grad(op: Any, grad: Any) -> Any:
+    return _div(grad, apply_op("Cosh", x=_conj(op.outputs[0])))
+
+
+@RegisterGradient("Acosh")
+def _acosh_grad(op: Any, grad: Any) -> Any:
+    return _div(grad, apply_op("Sinh", x=_conj(op.outputs[0])))
+
+
+@RegisterGradient("Atanh")
+def _atanh_grad(op: Any, grad: Any) -> Any:
+    return _mul(grad, _one_over(_one_minus_square(_conj(op.inputs[0]))))
+
+
+@RegisterGradient("Atan2")
+def _atan2_grad(op: Any, grad: Any) -> list[Any]:
+    y, x = op.inputs  # d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+    scaled = _div(grad, apply_op("AddV2", x=apply_op("Square", x=y), y=apply_op("Square", x=x)))
+    return [reduce_to(_mul(x, scaled), y), reduce_to(_mul(_neg(y), scaled), x)]
+
+
+@RegisterGradient("MulNoNan")
+def _mul_no_nan_grad(op: Any, grad: Any) -> list[Any]:
+    x, y = op.inputs
+    return [reduce_to(apply_op("MulNoNan", x=grad, y=y), x), reduce_to(apply_op("MulNoNan", x=x, y=grad), y)]
+
+
+@RegisterGradient("NextAfter")
+def _next_after_grad(op: Any, grad: Any) -> list[Any]:
+    x1, x2 = op.inputs  # the step is locally constant: slope 1 in x1, 0 in x2
+    return [reduce_to(grad, x1), reduce_to(_mul(grad, array_ops.zeros_like(x2)), x2)]
+
+
+no_gradient("TruncateDiv")
+no_gradient("Rint")
+
+
 @RegisterGradient("Cast")
 def _cast_grad(op: Any, grad: Any) -> Any:
     src = op.inputs[0].dtype.base_dtype

@@ -75,6 +75,12 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
     "Floor": elementwise.floor,
     "Ceil": elementwise.ceil,
     "Sin": elementwise.sin,
+    # the rest of tf.math's trigonometric and hyperbolic functions, rint, C division, multiply_no_nan, nextafter
+    **{op: getattr(elementwise, name) for op, name in (
+        ("Tan", "tan"), ("Asin", "asin"), ("Acos", "acos"), ("Atan", "atan"), ("Sinh", "sinh"), ("Cosh", "cosh"),
+        ("Asinh", "asinh"), ("Acosh", "acosh"), ("Atanh", "atanh"), ("Rint", "rint"), ("Atan2", "atan2"),
+        ("TruncateDiv", "truncate_div"), ("TruncateMod", "truncate_mod"), ("MulNoNan", "mul_no_nan"),
+        ("NextAfter", "next_after"))},  # fmt: skip
     "Cos": elementwise.cos,
     "Reciprocal": elementwise.reciprocal,
     # comparisons, logic, select, cast

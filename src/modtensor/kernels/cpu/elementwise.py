@@ -16,6 +16,7 @@ import ml_dtypes
 import numpy as np
 
 from modtensor.framework import dtypes, op_spec
+from modtensor.framework.errors import InternalError
 from modtensor.kernels.cpu import erf as _erf
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str, unimplemented
 from modtensor.kernels.cpu.fp_quiet import ignoring_fp_errors, quiet_off, quiet_on
@@ -191,6 +192,44 @@ def floor_mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return _binary(_float_floor_mod, "floor_mod")(x, y)
 
 
+def _check_truncating_divisor(y: np.ndarray) -> None:
+    """TF 2.21's TruncateDiv / TruncateMod report an integer zero divisor as an internal error, in these words."""
+    if np.any(y == 0):
+        raise InternalError(
+            None, None, "Unexpected error in binary operator (only integer div and mod should have errors)"
+        )
+
+
+def truncate_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """TruncateDiv: the quotient rounded toward zero (C division; ints reject a zero divisor)."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        _check_truncating_divisor(y)
+        return _int_div(x, y, truncate=True)
+    return _binary(lambda a, b: np.trunc(np.true_divide(a, b)), "truncate_div")(x, y)
+
+
+def truncate_mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """TruncateMod: C's remainder, with the dividend's sign (``fmod`` for floats; ints reject a zero divisor)."""
+    x, y = np.asarray(x), np.asarray(y)
+    _check_broadcast(x, y)
+    if _is_int(x.dtype):
+        _check_truncating_divisor(y)
+        with np.errstate(all="ignore"):
+            return np.asarray(np.fmod(x, y), dtype=x.dtype)
+    return _binary(np.fmod, "truncate_mod")(x, y)
+
+
+def _mul_no_nan(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(y == 0, np.zeros((), np.result_type(x, y)), np.multiply(x, y))
+
+
+mul_no_nan = _binary(_mul_no_nan, "mul_no_nan")  # 0 where y is 0, even for a NaN or infinite x
+atan2 = _binary(np.arctan2, "atan2")
+next_after = _binary(np.nextafter, "next_after")
+
+
 def pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # noqa: A001 - TF's op name
     """Pow: x ** y; integer bases reject negative integer exponents as TF does."""
     x, y = np.asarray(x), np.asarray(y)
@@ -252,6 +291,16 @@ floor = _float_unary(np.floor)
 ceil = _float_unary(np.ceil)
 sin = _float_unary(np.sin)
 cos = _float_unary(np.cos)
+tan = _float_unary(np.tan)
+asin = _float_unary(np.arcsin)
+acos = _float_unary(np.arccos)
+atan = _float_unary(np.arctan)
+sinh = _float_unary(np.sinh)
+cosh = _float_unary(np.cosh)
+asinh = _float_unary(np.arcsinh)
+acosh = _float_unary(np.arccosh)
+atanh = _float_unary(np.arctanh)
+rint = _float_unary(np.rint)  # halves to even, as TF's Rint
 reciprocal = _float_unary(np.reciprocal)
 
 
