@@ -1,10 +1,11 @@
 """``modtensor.io`` (TensorFlow's ``tf.io``): TFRecord files, ``tf.train.Example`` parsing, raw bytes, serialized
-tensors, whole files and image codecs (JPEG, PNG, BMP)."""
+tensors, whole files, ``gfile`` and ``matching_files``, and image codecs (JPEG, PNG, GIF, BMP, WebP)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from modtensor.api import gfile
 from modtensor.api.image_codec_ops import (
     decode_and_crop_jpeg,
     decode_bmp,
@@ -18,7 +19,7 @@ from modtensor.api.image_codec_ops import (
     extract_jpeg_shape,
     is_jpeg,
 )
-from modtensor.api.io_ops import decode_raw, parse_tensor, read_file, serialize_tensor, write_file
+from modtensor.api.io_ops import decode_raw, matching_files, parse_tensor, read_file, serialize_tensor, write_file
 from modtensor.api.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -52,6 +53,8 @@ __all__ = [
     "parse_single_example",
     "parse_tensor",
     "read_file",
+    "gfile",
+    "matching_files",
     "serialize_tensor",
     "write_file",
 ]

@@ -40,11 +40,13 @@ IMAGE_CODECS = GOLDEN.parent / "image_codecs"
 SPECTRAL = GOLDEN.parent / "spectral_ops"
 # tf.math's trigonometric and hyperbolic functions and C divisions (ids "mathop_..."), by tools/make_golden_math_ops.py.
 MATH = GOLDEN.parent / "math_ops"
+# tf.io.gfile, tf.io.matching_files, Dataset.list_files (ids "fileio_..."), by tools/make_golden_file_io.py.
+FILE_IO = GOLDEN.parent / "file_io"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -36,6 +36,7 @@ STRING_OPS = GOLDEN.parent / "namespace_strings" / "ops"  # AsString, ReduceJoin
 CODEC_OPS = GOLDEN.parent / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
 SPECTRAL_OPS = GOLDEN.parent / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
 MATH_OPS = GOLDEN.parent / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
+FILE_OPS = GOLDEN.parent / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -47,6 +48,7 @@ CASES = [
     *json.loads((CODEC_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((SPECTRAL_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((MATH_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((FILE_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -59,6 +61,7 @@ OP_DEFS = (
     CODEC_OPS / "op_defs.pbtxt",
     SPECTRAL_OPS / "op_defs.pbtxt",
     MATH_OPS / "op_defs.pbtxt",
+    FILE_OPS / "op_defs.pbtxt",
 )
 
 

@@ -40,6 +40,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "spectral_ops" / "ops" / "op_defs.pbtxt",
     # the trigonometric, hyperbolic and C-division ops (tools/make_golden_math_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "math_ops" / "ops" / "op_defs.pbtxt",
+    # MatchingFiles (tools/make_golden_file_io.py)
+    Path(__file__).resolve().parent.parent / "golden" / "file_io" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

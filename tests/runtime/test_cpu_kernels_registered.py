@@ -41,6 +41,7 @@ STRING_OPS = GOLDEN / "namespace_strings" / "ops"  # AsString, ReduceJoin (tools
 CODEC_OPS = GOLDEN / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_golden_image_codecs.py)
 SPECTRAL_OPS = GOLDEN / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
 MATH_OPS = GOLDEN / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
+FILE_OPS = GOLDEN / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -52,6 +53,7 @@ TF_CPU = {
     **json.loads((CODEC_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((SPECTRAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((MATH_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((FILE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}

@@ -14,9 +14,10 @@ from modtensor.api import dispatch
 from modtensor.framework import dtypes
 from modtensor.framework.gradient_registry import no_gradient
 
-__all__ = ["decode_raw", "decode_raw_v1", "parse_tensor", "read_file", "serialize_tensor", "write_file"]
+__all__ = ["decode_raw", "decode_raw_v1", "matching_files", "parse_tensor", "read_file", "serialize_tensor",
+           "write_file"]  # fmt: skip
 
-# As TF: these four are declared not differentiable; ReadFile and WriteFile have no gradient entry at all.
+# As TF: these four are declared not differentiable; ReadFile, WriteFile, MatchingFiles have no gradient entry at all.
 for _op in ("DecodeRaw", "DecodePaddedRaw", "ParseTensor", "SerializeTensor"):
     no_gradient(_op)
 
@@ -78,6 +79,11 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Any
 def read_file(filename: Any, name: str | None = None) -> Any:
     """The whole contents of the file ``filename`` as a scalar string."""
     return dispatch.apply_op("ReadFile", name=name, filename=_string(filename, "filename"))
+
+
+def matching_files(pattern: Any, name: str | None = None) -> Any:
+    """The files matching ``pattern`` (a glob, or a vector of them), sorted (``MatchingFiles``)."""
+    return dispatch.apply_op("MatchingFiles", name=name, pattern=pattern)
 
 
 def write_file(filename: Any, contents: Any, name: str | None = None) -> Any:

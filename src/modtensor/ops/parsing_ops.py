@@ -171,6 +171,15 @@ def _write_file_shape(ctx: InferenceContext) -> None:
 
 
 register_op("ReadFile").input("filename: string").output("contents: string").set_shape_fn(_read_file_shape)
+
+
+def _matching_files_shape(ctx: InferenceContext) -> None:
+    """A pattern or a vector of them gives a vector of file names."""
+    ctx.with_rank_at_most(ctx.input(0), 1)
+    ctx.set_output(0, ctx.vector(ctx.unknown_dim()))
+
+
+register_op("MatchingFiles").input("pattern: string").output("filenames: string").set_shape_fn(_matching_files_shape)
 (
     register_op("WriteFile")
     .input("filename: string")

@@ -174,6 +174,31 @@ class DatasetV2:
         return _TensorSliceDataset(variant, spec)
 
     @staticmethod
+    def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None,
+                   name: str | None = None) -> DatasetV2:  # fmt: skip
+        """The names of the files matching ``file_pattern`` (a glob or a list of them), sorted, then shuffled
+        (``shuffle`` defaults to True; ``seed`` as ``shuffle``'s). No match is InvalidArgumentError, as in TF."""
+        from modtensor.api import array_ops, check_ops, graph_control, io_ops, math_ops, string_ops
+        from modtensor.api.op_scope import convert_to_tensor, op_scope
+
+        with op_scope(None, "list_files", []):
+            shuffle = True if shuffle is None else shuffle
+            file_pattern = convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
+            matching = io_ops.matching_files(file_pattern)
+            condition = math_ops.greater(array_ops.shape(matching)[0], 0, name="match_not_empty")
+            message = math_ops.add(
+                "No files matched pattern: ", string_ops.reduce_join(file_pattern, separator=", "), name="message"
+            )
+            assert_not_empty = check_ops.Assert(condition, [message], summarize=1, name="assert_not_empty")
+            with graph_control.control_dependencies([assert_not_empty]):
+                matching = array_ops.identity(matching)
+            dataset = DatasetV2.from_tensor_slices(matching, name=name)
+            if shuffle:
+                buffer_size = math_ops.maximum(array_ops.shape(matching, out_type=dtypes.int64)[0], 1)
+                dataset = dataset.shuffle(buffer_size, seed=seed)
+            return dataset
+
+    @staticmethod
     def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV2:
         """``range(stop)``, ``range(start, stop[, step])`` as int64 (or ``output_type``) scalars."""
         if len(args) == 1:

@@ -12,13 +12,13 @@ They are registered for CPU by ``register_io_kernels`` (from kernels/cpu/registr
 from __future__ import annotations
 
 import base64
-import errno
 import os
 from typing import Any
 
 import numpy as np
 
 from modtensor.framework import dtypes, errors
+from modtensor.framework.file_system import matching_paths, os_error
 from modtensor.framework.protos import tensor_pb2
 from modtensor.framework.tensor_proto import as_proto_tensor_content, make_ndarray
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
@@ -174,21 +174,6 @@ class ParseTensorOp(OpKernel):
         ctx.set_output(0, np.asarray(value, dtype=object if dtype == dtypes.string else dtype.as_numpy_dtype))
 
 
-def _os_error(error: OSError, path: str) -> errors.OpError:
-    """TF's status for a failed file operation: ``path; strerror`` with the errno's error class."""
-    message = f"{path}; {os.strerror(error.errno) if error.errno else error}"
-    kinds = {
-        errno.ENOENT: errors.NotFoundError,
-        errno.EISDIR: errors.FailedPreconditionError,
-        errno.ENOTDIR: errors.FailedPreconditionError,
-        errno.EACCES: errors.PermissionDeniedError,
-        errno.EPERM: errors.PermissionDeniedError,
-        errno.EEXIST: errors.AlreadyExistsError,
-        errno.ENOSPC: errors.ResourceExhaustedError,
-    }
-    return kinds.get(error.errno, errors.UnknownError)(None, None, message)
-
-
 def _scalar_string(value: Any, what: str) -> str:
     array = _strings(value)
     if array.ndim != 0:
@@ -206,7 +191,7 @@ class ReadFileOp(OpKernel):
             with open(path, "rb") as f:
                 data = f.read()
         except OSError as e:
-            raise _os_error(e, path) from None
+            raise os_error(e, path) from None
         out = np.empty((), dtype=object)
         out[()] = data
         ctx.set_output(0, out)
@@ -227,10 +212,27 @@ class WriteFileOp(OpKernel):
             with open(path, "wb") as f:
                 f.write(_as_bytes(contents[()]))
         except OSError as e:
-            raise _os_error(e, path) from None
+            raise os_error(e, path) from None
+
+
+class MatchingFilesOp(OpKernel):
+    """MatchingFiles: the files matching a pattern (or a vector of patterns), all of them sorted together."""
+
+    def compute(self, ctx: OpKernelContext) -> None:
+        patterns = _strings(ctx.inputs[0])
+        if patterns.ndim > 1:
+            raise invalid_argument(f"Input patterns tensor must be scalar or vector, but had shape: "
+                                   f"{shape_str(patterns.shape)}")  # fmt: skip
+        found: list[str] = []
+        for item in patterns.reshape(-1):
+            found += matching_paths(item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else str(item))
+        out = np.empty(len(found), dtype=object)
+        out[:] = [os.fsencode(path) for path in sorted(found)]
+        ctx.set_output(0, out)
 
 
 IO_KERNELS: dict[str, type[OpKernel]] = {
+    "MatchingFiles": MatchingFilesOp,
     "DecodeRaw": DecodeRawOp,
     "DecodePaddedRaw": DecodePaddedRawOp,
     "SerializeTensor": SerializeTensorOp,
@@ -241,5 +243,5 @@ IO_KERNELS: dict[str, type[OpKernel]] = {
 
 
 def register_io_kernels(registry: KernelRegistry, source: str) -> list[KernelRegistration]:
-    """DecodeRaw, DecodePaddedRaw, SerializeTensor, ParseTensor, ReadFile and WriteFile for CPU."""
+    """DecodeRaw, DecodePaddedRaw, SerializeTensor, ParseTensor, ReadFile, WriteFile and MatchingFiles for CPU."""
     return [registry.register(op, "CPU", cls, source=source) for op, cls in IO_KERNELS.items()]
