@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import bitwise, compat, config, image, linalg, math, nn, random, signal, strings, sysconfig
+from modtensor import audio, bitwise, compat, config, image, linalg, math, nn, random, signal, strings, sysconfig
 from modtensor import kernels as _kernels  # noqa: F401 - arms the built-in CPU kernels at the runtime's first use
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import clip_ops as _clip_ops
@@ -88,6 +88,7 @@ __all__ = [
     "as_dtype",
     "autograph",  # noqa: F822 - loaded on first use (module __getattr__)
     "bfloat16",
+    "audio",
     "bitwise",
     "bool",
     "case",  # noqa: F822 - loaded on first use (module __getattr__)

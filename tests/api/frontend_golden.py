@@ -42,11 +42,14 @@ SPECTRAL = GOLDEN.parent / "spectral_ops"
 MATH = GOLDEN.parent / "math_ops"
 # tf.io.gfile, tf.io.matching_files, Dataset.list_files (ids "fileio_..."), by tools/make_golden_file_io.py.
 FILE_IO = GOLDEN.parent / "file_io"
+# tf.audio.decode_wav / encode_wav (ids "audio_..."), by tools/make_golden_audio.py.
+AUDIO = GOLDEN.parent / "audio"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
-    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO):
+    for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO,
+                  AUDIO):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -37,6 +37,7 @@ CODEC_OPS = GOLDEN.parent / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools
 SPECTRAL_OPS = GOLDEN.parent / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
 MATH_OPS = GOLDEN.parent / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
 FILE_OPS = GOLDEN.parent / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
+AUDIO_OPS = GOLDEN.parent / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -49,6 +50,7 @@ CASES = [
     *json.loads((SPECTRAL_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((MATH_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((FILE_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((AUDIO_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -62,6 +64,7 @@ OP_DEFS = (
     SPECTRAL_OPS / "op_defs.pbtxt",
     MATH_OPS / "op_defs.pbtxt",
     FILE_OPS / "op_defs.pbtxt",
+    AUDIO_OPS / "op_defs.pbtxt",
 )
 
 

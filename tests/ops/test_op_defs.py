@@ -42,6 +42,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "math_ops" / "ops" / "op_defs.pbtxt",
     # MatchingFiles (tools/make_golden_file_io.py)
     Path(__file__).resolve().parent.parent / "golden" / "file_io" / "ops" / "op_defs.pbtxt",
+    # DecodeWav, EncodeWav (tools/make_golden_audio.py)
+    Path(__file__).resolve().parent.parent / "golden" / "audio" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

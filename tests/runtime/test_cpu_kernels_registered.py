@@ -42,6 +42,7 @@ CODEC_OPS = GOLDEN / "image_codecs" / "ops"  # JPEG, PNG, BMP, GIF (tools/make_g
 SPECTRAL_OPS = GOLDEN / "spectral_ops" / "ops"  # complex parts, FFTs (tools/make_golden_spectral_ops.py)
 MATH_OPS = GOLDEN / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
 FILE_OPS = GOLDEN / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
+AUDIO_OPS = GOLDEN / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -54,6 +55,7 @@ TF_CPU = {
     **json.loads((SPECTRAL_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((MATH_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((FILE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((AUDIO_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -68,6 +70,7 @@ CASES = [
         CODEC_OPS / "kernels",
         SPECTRAL_OPS / "kernels",
         MATH_OPS / "kernels",
+        AUDIO_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

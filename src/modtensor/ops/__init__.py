@@ -7,6 +7,7 @@ are parsed on the registry's first query, so the import stays cheap).
 from modtensor.ops import (  # noqa: F401
     array_grad_ops,
     array_ops,
+    audio_ops,
     batch_norm_ops,
     bitwise_ops,
     control_flow_ops,
