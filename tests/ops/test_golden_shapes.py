@@ -38,6 +38,7 @@ SPECTRAL_OPS = GOLDEN.parent / "spectral_ops" / "ops"  # complex parts, FFTs (to
 MATH_OPS = GOLDEN.parent / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
 FILE_OPS = GOLDEN.parent / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
 AUDIO_OPS = GOLDEN.parent / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
+ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -51,6 +52,7 @@ CASES = [
     *json.loads((MATH_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((FILE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((AUDIO_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((ARRAY_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -65,6 +67,7 @@ OP_DEFS = (
     MATH_OPS / "op_defs.pbtxt",
     FILE_OPS / "op_defs.pbtxt",
     AUDIO_OPS / "op_defs.pbtxt",
+    ARRAY_OPS / "op_defs.pbtxt",
 )
 
 

@@ -43,6 +43,7 @@ SPECTRAL_OPS = GOLDEN / "spectral_ops" / "ops"  # complex parts, FFTs (tools/mak
 MATH_OPS = GOLDEN / "math_ops" / "ops"  # trigonometric, C division (tools/make_golden_math_ops.py)
 FILE_OPS = GOLDEN / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
 AUDIO_OPS = GOLDEN / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
+ARRAY_OPS = GOLDEN / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -56,6 +57,7 @@ TF_CPU = {
     **json.loads((MATH_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((FILE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((AUDIO_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((ARRAY_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -71,6 +73,7 @@ CASES = [
         SPECTRAL_OPS / "kernels",
         MATH_OPS / "kernels",
         AUDIO_OPS / "kernels",
+        ARRAY_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

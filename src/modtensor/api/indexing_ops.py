@@ -16,13 +16,17 @@ from modtensor.framework.tensor import Tensor
 
 __all__ = [
     "broadcast_to",
+    "dynamic_partition",
+    "dynamic_stitch",
     "gather_nd",
     "reverse",
+    "reverse_sequence",
     "scatter_nd",
     "split",
     "tensor_scatter_nd_add",
     "tensor_scatter_nd_update",
     "unique",
+    "unique_with_counts",
 ]
 
 
@@ -76,6 +80,33 @@ def split(
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return apply_op("SplitV", name=name, value=value, size_splits=size_splits, split_dim=axis, num_split=num)
+
+
+def unique_with_counts(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """``unique``'s values and indices and how often each value occurs: TF's ``UniqueWithCounts(y, idx, count)``."""
+    outputs = apply_op("UniqueWithCounts", name=name, x=x, out_idx=dtypes.as_dtype(out_idx))
+    return op_def_library.wrapper_outputs(global_registry().get("UniqueWithCounts").op_def, list(outputs))
+
+
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: int | None = None,  # noqa: A002 - TF's name
+                     batch_axis: int | None = None, name: str | None = None) -> Tensor:  # fmt: skip
+    """Along ``seq_axis``, the first ``seq_lengths[i]`` entries of each slice ``i`` along ``batch_axis`` (default
+    0) reversed (``ReverseSequence``): the time-reversal of padded sequences in bidirectional RNNs."""
+    attrs: dict[str, Any] = {"seq_dim": seq_axis}
+    if batch_axis is not None:
+        attrs["batch_dim"] = batch_axis
+    return apply_op("ReverseSequence", name=name, input=input, seq_lengths=seq_lengths, **attrs)
+
+
+def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: str | None = None) -> list[Tensor]:
+    """``data``'s slices sorted into ``num_partitions`` tensors by the int32 ``partitions`` (``DynamicPartition``)."""
+    outputs = apply_op("DynamicPartition", name=name, data=data, partitions=partitions, num_partitions=num_partitions)
+    return list(outputs)
+
+
+def dynamic_stitch(indices: Any, data: Any, name: str | None = None) -> Tensor:
+    """The ``data`` pieces merged at positions ``indices`` (later pieces win where they repeat; ``DynamicStitch``)."""
+    return apply_op("DynamicStitch", name=name, indices=indices, data=data)
 
 
 def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> tuple[Tensor, Tensor]:

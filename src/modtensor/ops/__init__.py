@@ -12,6 +12,7 @@ from modtensor.ops import (  # noqa: F401
     bitwise_ops,
     control_flow_ops,
     control_ops,
+    data_flow_ops,
     dataset_ops,
     functional_ops,
     image_codec_ops,

@@ -184,3 +184,33 @@ def _reverse_v2_shape(ctx: InferenceContext) -> None:
     )
     .set_shape_fn(_reverse_v2_shape)
 )
+
+
+def _reverse_sequence_shape(ctx: InferenceContext) -> None:
+    """The input's shape, its ``batch_dim`` merged with ``seq_lengths``' length."""
+    data = ctx.input(0)
+    lengths = ctx.with_rank(ctx.input(1), 1)
+    seq_dim, batch_dim = int(ctx.get_attr("seq_dim")), int(ctx.get_attr("batch_dim"))
+    if not ctx.rank_known(data):
+        ctx.set_output(0, ctx.unknown_shape())
+        return
+    rank = ctx.rank(data)
+    if batch_dim >= rank:
+        raise invalid(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
+    if seq_dim >= rank:
+        raise invalid(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
+    batch = ctx.merge_dim(ctx.dim(data, batch_dim), ctx.dim(lengths, 0))
+    ctx.set_output(0, ctx.replace_dim(data, batch_dim, batch))
+
+
+(
+    register_op("ReverseSequence")
+    .input("input: T")
+    .input("seq_lengths: Tlen")
+    .output("output: T")
+    .attr("seq_dim: int")
+    .attr("batch_dim: int = 0")
+    .attr("T: type")
+    .attr("Tlen: {int32, int64} = DT_INT64")
+    .set_shape_fn(_reverse_sequence_shape)
+)

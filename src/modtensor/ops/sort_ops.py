@@ -53,6 +53,26 @@ def _unique_shape(ctx: InferenceContext) -> None:
     .attr("out_idx: {int32, int64} = DT_INT32")
     .set_shape_fn(_unique_shape)
 )
+
+
+def _unique_with_counts_shape(ctx: InferenceContext) -> None:
+    """y and count: vectors of unknown length; idx: the input's shape (unchecked: the kernel wants a vector)."""
+    unique = ctx.vector(None)
+    ctx.set_output(0, unique)
+    ctx.set_output(1, ctx.input(0))
+    ctx.set_output(2, unique)
+
+
+(
+    register_op("UniqueWithCounts")
+    .input("x: T")
+    .output("y: T")
+    .output("idx: out_idx")
+    .output("count: out_idx")
+    .attr("T: type")
+    .attr("out_idx: {int32, int64} = DT_INT32")
+    .set_shape_fn(_unique_with_counts_shape)
+)
 (
     register_op("ClipByValue")
     .input("t: T")

@@ -675,3 +675,33 @@ def _extract_image_patches_grad(op: Any, grad: Any) -> list[Any]:
     flat = array_ops.reshape(by_position, (-1, batch * channels))
     summed = segment_ops.unsorted_segment_sum(flat, array_ops.reshape(patched, [-1]) - 1, num_segments=positions)
     return [array_ops.transpose(array_ops.reshape(summed, (rows_in, cols_in, batch, channels)), (2, 0, 1, 3))]
+
+
+@RegisterGradient("ReverseSequence")
+def _reverse_sequence_grad(op: Any, grad: Any) -> list[Any]:
+    """The same reversal of the gradient (it is its own inverse)."""
+    reversed_grad = indexing_ops.reverse_sequence(
+        dense(grad), op.inputs[1], seq_axis=op.get_attr("seq_dim"), batch_axis=op.get_attr("batch_dim")
+    )
+    return [reversed_grad, None]
+
+
+@RegisterGradient("DynamicPartition")
+def _dynamic_partition_grad(op: Any, *grads: Any) -> list[Any]:
+    """TF's rule: the element positions partitioned the same way say where each partition's gradient goes back."""
+    data, partitions = op.inputs
+    prefix = array_ops.shape(partitions)
+    positions = array_ops.reshape(math_ops.range(math_ops.reduce_prod(prefix)), prefix)
+    partitioned = indexing_ops.dynamic_partition(positions, partitions, op.get_attr("num_partitions"))
+    merged = apply_op("ParallelDynamicStitch", indices=partitioned, data=[dense(g) for g in grads])
+    return [array_ops.reshape(merged, array_ops.shape(data)), None]
+
+
+@RegisterGradient("DynamicStitch")
+@RegisterGradient("ParallelDynamicStitch")
+def _dynamic_stitch_grad(op: Any, grad: Any) -> list[Any]:
+    """Each data piece's gradient gathered from the merged gradient at its indices."""
+    n = len(op.inputs) // 2
+    if isinstance(grad, IndexedSlices):
+        grad = segment_ops.unsorted_segment_sum(grad.values, grad.indices, array_ops.shape(op.outputs[0])[0])
+    return [None] * n + [array_ops.gather(grad, op.inputs[i]) for i in range(n)]

@@ -227,7 +227,38 @@ def split_v(
     return _pieces(value, axis, sizes)
 
 
+def reverse_sequence(input: np.ndarray, seq_lengths: np.ndarray, seq_dim: int = 0,  # noqa: A002 - TF's name
+                     batch_dim: int = 0) -> np.ndarray:  # fmt: skip
+    """ReverseSequence: along ``seq_dim``, the first ``seq_lengths[b]`` entries of each batch entry ``b`` (along
+    ``batch_dim``) reversed, the rest left in place."""
+    x, lengths = np.asarray(input), np.asarray(seq_lengths)
+    if lengths.ndim != 1:
+        raise invalid_argument(f"seq_lengths must be 1-dim, not {lengths.ndim}")
+    if batch_dim == seq_dim:
+        raise invalid_argument(f"batch_dim == seq_dim == {seq_dim}")
+    if seq_dim >= x.ndim:
+        raise invalid_argument(f"seq_dim must be < input rank ( {seq_dim} vs. {x.ndim})")
+    if batch_dim >= x.ndim:
+        raise invalid_argument(f"batch_dim must be < input rank ( {batch_dim} vs. {x.ndim})")
+    if lengths.size != x.shape[batch_dim]:
+        raise invalid_argument(
+            f"Length of seq_lengths != input.dims({batch_dim}), ({lengths.size} vs. {x.shape[batch_dim]})"
+        )
+    for d, n in enumerate(lengths.tolist()):
+        if n < 0:
+            raise invalid_argument(f"seq_lens({d}) < 0")
+        if n > x.shape[seq_dim]:
+            raise invalid_argument(f"seq_lens({d}) > input.dims({seq_dim})")
+    out = x.copy()
+    moved = np.moveaxis(out, (batch_dim, seq_dim), (0, 1))  # a view: writes land in out
+    source = np.moveaxis(x, (batch_dim, seq_dim), (0, 1))
+    for b, n in enumerate(lengths.tolist()):
+        moved[b, :n] = source[b, :n][::-1]
+    return out
+
+
 OP_FUNCTIONS: dict[str, Any] = {
+    "ReverseSequence": reverse_sequence,
     "GatherNd": gather_nd,
     "ScatterNd": scatter_nd,
     "TensorScatterUpdate": tensor_scatter_update,
@@ -245,6 +276,7 @@ CPU_TYPE_CONSTRAINTS = {
     "TensorScatterAdd": {"T": "FLOATS INTS UINTS COMPLEX", "Tindices": "int32 int64"},
     "BroadcastTo": {"T": _ALL + " float8_e4m3fn float8_e5m2"},
     "ReverseV2": {"T": _ALL, "Tidx": "int32 int64"},
+    "ReverseSequence": {"T": _ALL, "Tlen": "int32 int64"},
     "Split": {"T": _ALL + " float8_e4m3fn float8_e5m2"},
     "SplitV": {"T": _ALL + " float8_e4m3fn float8_e5m2", "Tlen": "int8 int32 int64"},
 }

@@ -103,6 +103,12 @@ def unique(x: np.ndarray, out_idx: Any = np.int32) -> tuple[np.ndarray, np.ndarr
     return x[first[order]], idx
 
 
+def unique_with_counts(x: np.ndarray, out_idx: Any = np.int32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """UniqueWithCounts: Unique's values and indices, and how often each value occurs."""
+    values, idx = unique(x, out_idx)
+    return values, idx, np.bincount(idx, minlength=len(values)).astype(idx.dtype)
+
+
 def clip_by_value(t: np.ndarray, clip_value_min: np.ndarray, clip_value_max: np.ndarray) -> np.ndarray:
     """ClipByValue: ``t`` limited to [min, max] (each a scalar or of ``t``'s shape)."""
     t, lo, hi = np.asarray(t), np.asarray(clip_value_min), np.asarray(clip_value_max)
@@ -115,9 +121,15 @@ def clip_by_value(t: np.ndarray, clip_value_min: np.ndarray, clip_value_max: np.
     return np.maximum(np.minimum(t, hi), lo).astype(t.dtype, copy=False)
 
 
-OP_FUNCTIONS: dict[str, Any] = {"TopKV2": top_k_v2, "Unique": unique, "ClipByValue": clip_by_value}
+OP_FUNCTIONS: dict[str, Any] = {
+    "TopKV2": top_k_v2,
+    "Unique": unique,
+    "UniqueWithCounts": unique_with_counts,
+    "ClipByValue": clip_by_value,
+}
 CPU_TYPE_CONSTRAINTS = {
     "TopKV2": {"T": "FLOATS INTS UINTS", "index_type": "int16 int32 int64"},
     "Unique": {"T": "FLOATS INTS UINTS bool string", "out_idx": "int32 int64"},
+    "UniqueWithCounts": {"T": "FLOATS INTS UINTS bool string", "out_idx": "int32 int64"},
     "ClipByValue": {"T": "FLOATS INTS uint8 uint16 COMPLEX"},
 }

@@ -1,0 +1,20 @@
+"""``tf.dynamic_partition``, ``tf.dynamic_stitch``, ``tf.reverse_sequence`` and ``tf.unique_with_counts`` against
+TF 2.21: golden snippets (tests/golden/array_ops, tools/make_golden_array_ops.py) replayed as in
+test_spectral_ops_golden.py; the ops' kernel, shape and OpDef cases are in tests/kernels and tests/ops.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .frontend_golden import EAGER_CASES, GRAPH_CASES, case_ids, check_eager_case, check_graph_case
+
+
+@pytest.mark.parametrize("case_id", case_ids(GRAPH_CASES, "arrayop_"))
+def test_graph_matches_tensorflow(case_id: str) -> None:
+    check_graph_case(case_id)
+
+
+@pytest.mark.parametrize("case_id", case_ids(EAGER_CASES, "arrayop_"))
+def test_eager_matches_tensorflow(case_id: str) -> None:
+    check_eager_case(case_id)
