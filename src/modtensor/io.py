@@ -24,6 +24,7 @@ from modtensor.api.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
+    decode_csv,
     parse_example,
     parse_single_example,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "VarLenFeature",
     "decode_and_crop_jpeg",
     "decode_bmp",
+    "decode_csv",
     "decode_gif",
     "decode_image",
     "decode_jpeg",

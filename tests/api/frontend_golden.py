@@ -46,12 +46,14 @@ FILE_IO = GOLDEN.parent / "file_io"
 AUDIO = GOLDEN.parent / "audio"
 # tf.dynamic_partition/stitch, reverse_sequence, unique_with_counts (ids "arrayop_..."), tools/make_golden_array_ops.py.
 ARRAY = GOLDEN.parent / "array_ops"
+# tf.io.decode_csv (ids "csv_..."), by tools/make_golden_csv.py.
+CSV = GOLDEN.parent / "csv"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
     for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO,
-                  AUDIO, ARRAY):
+                  AUDIO, ARRAY, CSV):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -39,6 +39,7 @@ MATH_OPS = GOLDEN.parent / "math_ops" / "ops"  # trigonometric, C division (tool
 FILE_OPS = GOLDEN.parent / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
 AUDIO_OPS = GOLDEN.parent / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
+CSV_OPS = GOLDEN.parent / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -53,6 +54,7 @@ CASES = [
     *json.loads((FILE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((AUDIO_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((ARRAY_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((CSV_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -68,6 +70,7 @@ OP_DEFS = (
     FILE_OPS / "op_defs.pbtxt",
     AUDIO_OPS / "op_defs.pbtxt",
     ARRAY_OPS / "op_defs.pbtxt",
+    CSV_OPS / "op_defs.pbtxt",
 )
 
 

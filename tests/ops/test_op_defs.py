@@ -46,6 +46,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "audio" / "ops" / "op_defs.pbtxt",
     # partition, stitch, reverse_sequence, unique_with_counts (tools/make_golden_array_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "array_ops" / "ops" / "op_defs.pbtxt",
+    # DecodeCSV (tools/make_golden_csv.py)
+    Path(__file__).resolve().parent.parent / "golden" / "csv" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -44,6 +44,7 @@ MATH_OPS = GOLDEN / "math_ops" / "ops"  # trigonometric, C division (tools/make_
 FILE_OPS = GOLDEN / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_io.py)
 AUDIO_OPS = GOLDEN / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 ARRAY_OPS = GOLDEN / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
+CSV_OPS = GOLDEN / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -58,6 +59,7 @@ TF_CPU = {
     **json.loads((FILE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((AUDIO_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((ARRAY_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((CSV_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -74,6 +76,7 @@ CASES = [
         MATH_OPS / "kernels",
         AUDIO_OPS / "kernels",
         ARRAY_OPS / "kernels",
+        CSV_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

@@ -12,7 +12,8 @@ from modtensor.api import dispatch
 from modtensor.api.sparse_tensor import SparseTensor
 from modtensor.framework import dtypes, tensor_shape
 
-__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example", "parse_single_example"]
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv", "parse_example",
+           "parse_single_example"]  # fmt: skip
 
 
 class VarLenFeature(namedtuple("VarLenFeature", ["dtype"])):
@@ -133,3 +134,21 @@ def parse_single_example(
     As TF 2 does, this is ``ParseExampleV2`` on a scalar input.
     """
     return parse_example(serialized, features, example_names, name)
+
+
+def decode_csv(records: Any, record_defaults: Any, field_delim: str = ",", use_quote_delim: bool = True,
+               na_value: str = "", select_cols: Any = None, name: str | None = None) -> list[Any]:  # fmt: skip
+    """CSV records (a string tensor) split into columns (``DecodeCSV``): one tensor per entry of
+    ``record_defaults``, of its type and the records' shape; an empty default makes the column required.
+    ``select_cols`` (increasing) keeps only those columns."""
+    if select_cols is not None and any(select_cols[i] >= select_cols[i + 1] for i in range(len(select_cols) - 1)):
+        raise ValueError("select_cols is not strictly increasing.")
+    if select_cols is not None and select_cols[0] < 0:
+        raise ValueError("select_cols contains negative values.")
+    if select_cols is not None and len(select_cols) != len(record_defaults):
+        raise ValueError("Length of select_cols and record_defaults do not match.")
+    outputs = dispatch.apply_op(
+        "DecodeCSV", name=name, records=records, record_defaults=record_defaults, field_delim=field_delim,
+        use_quote_delim=use_quote_delim, na_value=na_value, select_cols=list(select_cols or []),
+    )  # fmt: skip
+    return list(outputs)

@@ -187,3 +187,27 @@ register_op("MatchingFiles").input("pattern: string").output("filenames: string"
     .set_is_stateful()
     .set_shape_fn(_write_file_shape)
 )
+
+
+def _decode_csv_shape(ctx: InferenceContext) -> None:
+    """Every output has the records' shape; each default is a scalar or a vector of at most one value."""
+    for i in range(1, ctx.num_inputs()):
+        default = ctx.with_rank_at_most(ctx.input(i), 1)
+        if ctx.rank(default) == 1 and ctx.value_known(ctx.dim(default, 0)) and ctx.value(ctx.dim(default, 0)) > 1:
+            raise invalid("Shape of a default must be a length-0 or length-1 vector, or a scalar.")
+    for i in range(ctx.num_outputs()):
+        ctx.set_output(i, ctx.input(0))
+
+
+(
+    register_op("DecodeCSV")
+    .input("records: string")
+    .input("record_defaults: OUT_TYPE")
+    .output("output: OUT_TYPE")
+    .attr("OUT_TYPE: list({float,double,int32,int64,string})")
+    .attr("field_delim: string = ','")
+    .attr("use_quote_delim: bool = true")
+    .attr("na_value: string = ''")
+    .attr("select_cols: list(int) = []")
+    .set_shape_fn(_decode_csv_shape)
+)
