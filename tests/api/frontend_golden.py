@@ -48,12 +48,14 @@ AUDIO = GOLDEN.parent / "audio"
 ARRAY = GOLDEN.parent / "array_ops"
 # tf.io.decode_csv (ids "csv_..."), by tools/make_golden_csv.py.
 CSV = GOLDEN.parent / "csv"
+# tf.image.non_max_suppression(_with_scores) (ids "nms_..."), by tools/make_golden_nms.py.
+NMS = GOLDEN.parent / "nms"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
     for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO,
-                  AUDIO, ARRAY, CSV):
+                  AUDIO, ARRAY, CSV, NMS):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

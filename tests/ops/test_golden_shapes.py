@@ -40,6 +40,7 @@ FILE_OPS = GOLDEN.parent / "file_io" / "ops"  # MatchingFiles (tools/make_golden
 AUDIO_OPS = GOLDEN.parent / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CSV_OPS = GOLDEN.parent / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
+NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -55,6 +56,7 @@ CASES = [
     *json.loads((AUDIO_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((ARRAY_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((CSV_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((NMS_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -71,6 +73,7 @@ OP_DEFS = (
     AUDIO_OPS / "op_defs.pbtxt",
     ARRAY_OPS / "op_defs.pbtxt",
     CSV_OPS / "op_defs.pbtxt",
+    NMS_OPS / "op_defs.pbtxt",
 )
 
 

@@ -48,6 +48,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "array_ops" / "ops" / "op_defs.pbtxt",
     # DecodeCSV (tools/make_golden_csv.py)
     Path(__file__).resolve().parent.parent / "golden" / "csv" / "ops" / "op_defs.pbtxt",
+    # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
+    Path(__file__).resolve().parent.parent / "golden" / "nms" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

@@ -45,6 +45,7 @@ FILE_OPS = GOLDEN / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_i
 AUDIO_OPS = GOLDEN / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 ARRAY_OPS = GOLDEN / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CSV_OPS = GOLDEN / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
+NMS_OPS = GOLDEN / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -60,6 +61,7 @@ TF_CPU = {
     **json.loads((AUDIO_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((ARRAY_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CSV_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((NMS_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -77,6 +79,7 @@ CASES = [
         AUDIO_OPS / "kernels",
         ARRAY_OPS / "kernels",
         CSV_OPS / "kernels",
+        NMS_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

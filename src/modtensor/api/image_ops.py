@@ -426,3 +426,34 @@ def resize_with_pad(
         if not is_batch:
             padded = array_ops.squeeze(padded, axis=[0])
         return padded
+
+
+# --------------------------------------------------------------------------- non-max suppression
+
+
+def non_max_suppression(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: Any = 0.5,
+                        score_threshold: Any = float("-inf"), name: str | None = None) -> Tensor:  # fmt: skip
+    """The indices of at most ``max_output_size`` boxes (``[y1, x1, y2, x2]``) kept by greedy non-max suppression,
+    best score first: a box is dropped when its IoU with a kept one exceeds ``iou_threshold`` (NonMaxSuppressionV3)."""
+    with op_scope(name, "non_max_suppression", []):
+        iou_threshold = convert_to_tensor(iou_threshold, name="iou_threshold")
+        score_threshold = convert_to_tensor(score_threshold, name="score_threshold")
+        return apply_op("NonMaxSuppressionV3", boxes=boxes, scores=scores, max_output_size=max_output_size,
+                        iou_threshold=iou_threshold, score_threshold=score_threshold)  # fmt: skip
+
+
+def non_max_suppression_with_scores(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: Any = 0.5,
+                                    score_threshold: Any = float("-inf"), soft_nms_sigma: Any = 0.0,
+                                    name: str | None = None) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """``non_max_suppression``'s indices and the kept boxes' scores; with ``soft_nms_sigma`` > 0, Soft-NMS: overlaps
+    decay scores instead of dropping boxes (NonMaxSuppressionV5)."""
+    with op_scope(name, "non_max_suppression_with_scores", []):
+        iou_threshold = convert_to_tensor(iou_threshold, name="iou_threshold")
+        score_threshold = convert_to_tensor(score_threshold, name="score_threshold")
+        soft_nms_sigma = convert_to_tensor(soft_nms_sigma, name="soft_nms_sigma")
+        indices, kept_scores, _ = apply_op(
+            "NonMaxSuppressionV5", boxes=boxes, scores=scores, max_output_size=max_output_size,
+            iou_threshold=iou_threshold, score_threshold=score_threshold, soft_nms_sigma=soft_nms_sigma,
+            pad_to_max_output_size=False,
+        )  # fmt: skip
+        return indices, kept_scores

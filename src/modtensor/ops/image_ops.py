@@ -149,3 +149,79 @@ def extract_image_patches_shape(ctx: InferenceContext) -> None:
     .attr("padding: {'SAME', 'VALID'}")
     .set_shape_fn(extract_image_patches_shape)
 )
+
+
+# --------------------------------------------------------------------------- non-max suppression
+
+
+def _nms_shape(ctx: InferenceContext, soft: bool) -> None:
+    """TF's NMSShapeFn / SoftNMSShapeFn: ``boxes`` [n, 4], ``scores`` [n], scalar size and thresholds; the selected
+    indices (and scores) a vector, ``max_output_size`` long when padded to it."""
+    boxes = ctx.with_rank(ctx.input(0), 2)
+    scores = ctx.with_rank(ctx.input(1), 1)
+    for i in range(2, 6 if soft else 5):
+        ctx.with_rank(ctx.input(i), 0)
+    ctx.merge_dim(ctx.dim(boxes, 0), ctx.dim(scores, 0))
+    ctx.with_value(ctx.dim(boxes, 1), 4)
+    pad = ctx.num_outputs() > 1 and bool(ctx.get_attr("pad_to_max_output_size"))  # V4 and V5 have the attr
+    size = ctx.unknown_dim()
+    if pad:
+        given = ctx.input_tensor(2)
+        size = ctx.make_dim(int(given)) if given is not None else ctx.unknown_dim()
+    ctx.set_output(0, ctx.vector(size))
+    if soft:
+        ctx.set_output(1, ctx.vector(size))
+        ctx.set_output(2, ctx.scalar())
+    elif ctx.num_outputs() == 2:
+        ctx.set_output(1, ctx.scalar())
+
+
+def _nms_hard_shape(ctx: InferenceContext) -> None:
+    _nms_shape(ctx, soft=False)
+
+
+def _nms_soft_shape(ctx: InferenceContext) -> None:
+    _nms_shape(ctx, soft=True)
+
+
+(
+    register_op("NonMaxSuppressionV3")
+    .input("boxes: T")
+    .input("scores: T")
+    .input("max_output_size: int32")
+    .input("iou_threshold: T_threshold")
+    .input("score_threshold: T_threshold")
+    .output("selected_indices: int32")
+    .attr("T: {half, float} = DT_FLOAT")
+    .attr("T_threshold: {half, float} = DT_FLOAT")
+    .set_shape_fn(_nms_hard_shape)
+)
+(
+    register_op("NonMaxSuppressionV4")
+    .input("boxes: T")
+    .input("scores: T")
+    .input("max_output_size: int32")
+    .input("iou_threshold: T_threshold")
+    .input("score_threshold: T_threshold")
+    .output("selected_indices: int32")
+    .output("valid_outputs: int32")
+    .attr("T: {half, float} = DT_FLOAT")
+    .attr("T_threshold: {half, float} = DT_FLOAT")
+    .attr("pad_to_max_output_size: bool = false")
+    .set_shape_fn(_nms_hard_shape)
+)
+(
+    register_op("NonMaxSuppressionV5")
+    .input("boxes: T")
+    .input("scores: T")
+    .input("max_output_size: int32")
+    .input("iou_threshold: T")
+    .input("score_threshold: T")
+    .input("soft_nms_sigma: T")
+    .output("selected_indices: int32")
+    .output("selected_scores: T")
+    .output("valid_outputs: int32")
+    .attr("T: {half, float} = DT_FLOAT")
+    .attr("pad_to_max_output_size: bool = false")
+    .set_shape_fn(_nms_soft_shape)
+)
