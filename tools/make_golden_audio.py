@@ -67,20 +67,13 @@ def wav(samples: np.ndarray, channels: int, rate: int = 8000, *, bits: int = 16,
     return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
-def scalar(data: bytes) -> np.ndarray:
-    assert data[-1:] != b"\x00", "npz would drop the trailing NUL"
-    return np.array(data, dtype=object)
+scalar = breadth.bytes_scalar
 
 
 def write_op_goldens() -> int:
     """The op-breadth goldens (OpDefs, CPU constraints, shape and kernel cases) of DecodeWav and EncodeWav."""
     P, C, U, shape_case, kernel_case = breadth.P, breadth.C, breadth.U, breadth.shape_case, breadth.kernel_case
-    breadth.OUT = OUT / "ops"
-    breadth.OUT.mkdir(parents=True, exist_ok=True)
-    breadth.GENERATOR = "tools/make_golden_audio.py"
-    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
-    breadth.SHAPE_CASES.clear()
-    breadth.KERNEL_CASES.clear()
+    breadth.begin(OUT / "ops", "tools/make_golden_audio.py", OPS)
     rng = np.random.default_rng(20261206)
 
     def audio(frames: int, channels: int) -> np.ndarray:  # ends negative: the file's last byte is not NUL

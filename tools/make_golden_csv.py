@@ -58,12 +58,7 @@ def S(*values: str) -> np.ndarray:  # noqa: N802
 def write_op_goldens() -> int:
     """The op-breadth goldens (OpDef, CPU constraints, shape and kernel cases) of DecodeCSV."""
     P, U, shape_case, kernel_case = breadth.P, breadth.U, breadth.shape_case, breadth.kernel_case
-    breadth.OUT = OUT / "ops"
-    breadth.OUT.mkdir(parents=True, exist_ok=True)
-    breadth.GENERATOR = "tools/make_golden_csv.py"
-    breadth.OPS, breadth.KERNEL_ONLY = ["DecodeCSV"], []
-    breadth.SHAPE_CASES.clear()
-    breadth.KERNEL_CASES.clear()
+    breadth.begin(OUT / "ops", "tools/make_golden_csv.py", ["DecodeCSV"])
     i32, i64, f32, f64, s = (np.array([v], d) for v, d in ((0, np.int32), (0, np.int64), (0, np.float32),
                                                                (0, np.float64), (b"-", object)))  # fmt: skip
     every = [i32, i64, f32, f64, s]

@@ -122,12 +122,7 @@ CASES: list[tuple[str, str, str]] = [
 def write_op_goldens() -> int:
     """MatchingFiles' OpDef and shape cases."""
     P, U, shape_case = breadth.P, breadth.U, breadth.shape_case
-    breadth.OUT = OUT / "ops"
-    breadth.OUT.mkdir(parents=True, exist_ok=True)
-    breadth.GENERATOR = "tools/make_golden_file_io.py"
-    breadth.OPS, breadth.KERNEL_ONLY = ["MatchingFiles"], []
-    breadth.SHAPE_CASES.clear()
-    breadth.KERNEL_CASES.clear()
+    breadth.begin(OUT / "ops", "tools/make_golden_file_io.py", ["MatchingFiles"])
     shape_case("MatchingFiles", P([], "string"))
     shape_case("MatchingFiles", P([U], "string"))
     shape_case("MatchingFiles", P([2, 2], "string"))

@@ -299,20 +299,13 @@ def webp_streams() -> dict[str, bytes]:
 OPAQUE_FRAMES = [_ramp(12, 17, 3, 7), 255 - _ramp(12, 17, 3, 7)]
 
 
-def scalar(data: bytes) -> np.ndarray:
-    assert data[-1:] != b"\x00", "npz would drop the trailing NUL"
-    return np.array(data, dtype=object)
+scalar = breadth.bytes_scalar
 
 
 def write_op_goldens() -> int:
     """The op-breadth goldens (OpDefs, CPU constraints, shape and kernel cases) of the codec ops."""
     P, C, U, shape_case, kernel_case = breadth.P, breadth.C, breadth.U, breadth.shape_case, breadth.kernel_case
-    breadth.OUT = OUT / "ops"
-    breadth.OUT.mkdir(parents=True, exist_ok=True)
-    breadth.GENERATOR = "tools/make_golden_image_codecs.py"
-    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
-    breadth.SHAPE_CASES.clear()
-    breadth.KERNEL_CASES.clear()
+    breadth.begin(OUT / "ops", "tools/make_golden_image_codecs.py", OPS)
     rng = np.random.default_rng(20261206)
 
     # Smooth images with some texture, as photographs are: what JPEG's DCT and upsampling paths see.

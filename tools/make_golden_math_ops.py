@@ -118,12 +118,7 @@ CASES: list[tuple[str, str, str]] = [
 def write_op_goldens() -> int:
     """The op-breadth goldens (OpDefs, CPU constraints, shape and kernel cases) of these ops."""
     P, U, shape_case, kernel_case = breadth.P, breadth.U, breadth.shape_case, breadth.kernel_case
-    breadth.OUT = OUT / "ops"
-    breadth.OUT.mkdir(parents=True, exist_ok=True)
-    breadth.GENERATOR = "tools/make_golden_math_ops.py"
-    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
-    breadth.SHAPE_CASES.clear()
-    breadth.KERNEL_CASES.clear()
+    breadth.begin(OUT / "ops", "tools/make_golden_math_ops.py", OPS)
     rng = np.random.default_rng(20261206)
     edges = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 1e-30, 20.0, -30.0, 100.0, np.inf, -np.inf, np.nan])
     for op in TRIG:

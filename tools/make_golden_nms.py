@@ -50,12 +50,7 @@ CASES: list[tuple[str, str, str]] = [
 def write_op_goldens() -> int:
     """The op-breadth goldens (OpDefs, CPU constraints, shape and kernel cases) of the NMS ops."""
     P, C, U, shape_case, kernel_case = breadth.P, breadth.C, breadth.U, breadth.shape_case, breadth.kernel_case
-    breadth.OUT = OUT / "ops"
-    breadth.OUT.mkdir(parents=True, exist_ok=True)
-    breadth.GENERATOR = "tools/make_golden_nms.py"
-    breadth.OPS, breadth.KERNEL_ONLY = list(OPS), []
-    breadth.SHAPE_CASES.clear()
-    breadth.KERNEL_CASES.clear()
+    breadth.begin(OUT / "ops", "tools/make_golden_nms.py", OPS)
     rng = np.random.default_rng(20261206)
     centers = rng.uniform(0, 10, (60, 2))
     sizes = rng.uniform(0.5, 3, (60, 2))

@@ -87,6 +87,23 @@ SHAPE_CASES: list[dict] = []
 KERNEL_CASES: list[dict] = []
 
 
+def begin(out: Path, generator: str, ops: list[str]) -> None:
+    """Point this module's writers at another golden folder (``out``/ops) for ``ops``: the generators of other
+    golden sets reuse its OpDef, constraint, shape and kernel writers this way."""
+    global OUT, GENERATOR, OPS, KERNEL_ONLY
+    OUT = out
+    OUT.mkdir(parents=True, exist_ok=True)
+    GENERATOR, OPS, KERNEL_ONLY = generator, list(ops), []
+    SHAPE_CASES.clear()
+    KERNEL_CASES.clear()
+
+
+def bytes_scalar(data: bytes) -> np.ndarray:
+    """A string-tensor scalar for a kernel case; npz keeps strings as fixed-width bytes, which drop trailing NULs."""
+    assert data[-1:] != b"\x00", "npz would drop the trailing NUL"
+    return np.array(data, dtype=object)
+
+
 def shape_case(op: str, *inputs, **attrs) -> None:
     """A shape case: inputs as P(shape, dtype) placeholders or C(value, dtype) constants, attrs by OpDef name."""
     SHAPE_CASES.append({"op": op, "inputs": list(inputs), "attrs": attrs})

@@ -148,6 +148,21 @@ def _enclosing_power_of_two(value: Tensor) -> Tensor:
     return math.cast(math.pow(2.0, math.ceil(log2)), value.dtype)
 
 
+def _stft_lengths(frame_length: Any, frame_step: Any, fft_length: Any, scalar_fft: bool) -> tuple[Tensor, ...]:
+    """The STFTs' scalar ``frame_length`` and ``frame_step`` as tensors, and ``fft_length`` (by default the least power
+    of two >= ``frame_length``; ``inverse_stft`` checks a given one is a scalar, ``stft`` does not)."""
+    frame_length = convert_to_tensor(frame_length, name="frame_length")
+    frame_length.shape.assert_has_rank(0)
+    frame_step = convert_to_tensor(frame_step, name="frame_step")
+    frame_step.shape.assert_has_rank(0)
+    if fft_length is None:
+        return frame_length, frame_step, _enclosing_power_of_two(frame_length)
+    fft_length = convert_to_tensor(fft_length, name="fft_length")
+    if scalar_fft:
+        fft_length.shape.assert_has_rank(0)
+    return frame_length, frame_step, fft_length
+
+
 def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = None, window_fn: Any = hann_window,
          pad_end: bool = False, name: str | None = None) -> Tensor:  # fmt: skip
     """The short-time Fourier transform of ``signals`` (``[..., samples]``): ``[..., frames, fft_length // 2 + 1]``
@@ -156,14 +171,7 @@ def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = Non
     with op_scope(name, "stft", [signals, frame_length, frame_step]):
         signals = convert_to_tensor(signals, name="signals")
         signals.shape.with_rank_at_least(1)
-        frame_length = convert_to_tensor(frame_length, name="frame_length")
-        frame_length.shape.assert_has_rank(0)
-        frame_step = convert_to_tensor(frame_step, name="frame_step")
-        frame_step.shape.assert_has_rank(0)
-        if fft_length is None:
-            fft_length = _enclosing_power_of_two(frame_length)
-        else:
-            fft_length = convert_to_tensor(fft_length, name="fft_length")
+        frame_length, frame_step, fft_length = _stft_lengths(frame_length, frame_step, fft_length, scalar_fft=False)
         framed = frame(signals, frame_length, frame_step, pad_end=pad_end)
         if window_fn is not None:
             framed *= window_fn(frame_length, dtype=framed.dtype)
@@ -303,15 +311,7 @@ def inverse_stft(stfts: Any, frame_length: Any, frame_step: Any, fft_length: Any
     with op_scope(name, "inverse_stft", [stfts]):
         stfts = convert_to_tensor(stfts, name="stfts")
         stfts.shape.with_rank_at_least(2)
-        frame_length = convert_to_tensor(frame_length, name="frame_length")
-        frame_length.shape.assert_has_rank(0)
-        frame_step = convert_to_tensor(frame_step, name="frame_step")
-        frame_step.shape.assert_has_rank(0)
-        if fft_length is None:
-            fft_length = _enclosing_power_of_two(frame_length)
-        else:
-            fft_length = convert_to_tensor(fft_length, name="fft_length")
-            fft_length.shape.assert_has_rank(0)
+        frame_length, frame_step, fft_length = _stft_lengths(frame_length, frame_step, fft_length, scalar_fft=True)
         frames = irfft(stfts, [fft_length])
         length = constant_value(frame_length)
         width = _static_dim(frames, -1)
