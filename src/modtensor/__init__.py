@@ -189,9 +189,9 @@ from modtensor.api.counting_ops import histogram_fixed_width, searchsorted  # no
 from modtensor.api.sequence_ops import linspace  # noqa: E402
 
 __all__ += ["histogram_fixed_width", "linspace", "searchsorted"]
-from modtensor.api.string_ops import as_string  # noqa: E402  (tf.as_string, also tf.strings.as_string)
+from modtensor.api.string_ops import as_string, fingerprint  # noqa: E402  (tf.as_string, tf.fingerprint)
 
-__all__ += ["as_string"]
+__all__ += ["as_string", "fingerprint"]
 from modtensor.api.spectral_ops import complex  # noqa: E402, A004  (tf.complex; real/imag are in tf.math only)
 
 __all__ += ["complex"]

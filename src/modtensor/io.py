@@ -1,5 +1,6 @@
 """``modtensor.io`` (TensorFlow's ``tf.io``): TFRecord files, ``tf.train.Example`` parsing, raw bytes, serialized
-tensors, whole files, ``gfile`` and ``matching_files``, and image codecs (JPEG, PNG, GIF, BMP, WebP)."""
+tensors, whole files, ``gfile`` and ``matching_files``, web-safe base64, and image codecs (JPEG, PNG, GIF, BMP,
+WebP)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from modtensor.api.parsing_ops import (
     parse_single_example,
 )
 from modtensor.api.sparse_tensor import SparseTensor
+from modtensor.api.string_ops import decode_base64, encode_base64
 from modtensor.framework.record_io import RecordWriter
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "TFRecordWriter",
     "VarLenFeature",
     "decode_and_crop_jpeg",
+    "decode_base64",
     "decode_bmp",
     "decode_csv",
     "decode_gif",
@@ -47,6 +50,7 @@ __all__ = [
     "decode_png",
     "decode_webp",
     "decode_raw",
+    "encode_base64",
     "encode_jpeg",
     "encode_png",
     "extract_jpeg_shape",

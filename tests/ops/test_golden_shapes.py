@@ -41,6 +41,7 @@ AUDIO_OPS = GOLDEN.parent / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_
 ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CSV_OPS = GOLDEN.parent / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
+TEXT_OPS = GOLDEN.parent / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -57,6 +58,7 @@ CASES = [
     *json.loads((ARRAY_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((CSV_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((NMS_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((TEXT_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -74,6 +76,7 @@ OP_DEFS = (
     ARRAY_OPS / "op_defs.pbtxt",
     CSV_OPS / "op_defs.pbtxt",
     NMS_OPS / "op_defs.pbtxt",
+    TEXT_OPS / "op_defs.pbtxt",
 )
 
 

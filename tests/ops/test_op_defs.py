@@ -50,6 +50,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "csv" / "ops" / "op_defs.pbtxt",
     # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
     Path(__file__).resolve().parent.parent / "golden" / "nms" / "ops" / "op_defs.pbtxt",
+    # StringStrip, StringNGrams, base64, hashes, Fingerprint, RegexFullMatch, ... (tools/make_golden_text_ops.py)
+    Path(__file__).resolve().parent.parent / "golden" / "text_ops" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

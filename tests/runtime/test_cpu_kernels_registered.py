@@ -46,6 +46,7 @@ AUDIO_OPS = GOLDEN / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_
 ARRAY_OPS = GOLDEN / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CSV_OPS = GOLDEN / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 NMS_OPS = GOLDEN / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
+TEXT_OPS = GOLDEN / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -62,6 +63,7 @@ TF_CPU = {
     **json.loads((ARRAY_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((CSV_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((NMS_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((TEXT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -80,6 +82,7 @@ CASES = [
         ARRAY_OPS / "kernels",
         CSV_OPS / "kernels",
         NMS_OPS / "kernels",
+        TEXT_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
@@ -180,9 +183,8 @@ def test_registration_is_idempotent_per_registry() -> None:
 
     data_ops = {r.kernel_def.op for r in register_data_kernels(KernelRegistry())}  # tests/api/test_data_*.py
     fused = {"_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_MklLayerNorm"}
-    assert len(reg.ops()) == len(
-        set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops | io_ops
-    )
+    tables = set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops
+    assert len(reg.ops()) == len(tables | io_ops)
 
 
 @pytest.mark.parametrize("op", sorted(set(OP_FUNCTIONS) | {"Snapshot"}))

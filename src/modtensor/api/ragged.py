@@ -1,10 +1,10 @@
 """A minimal ``tf.RaggedTensor``: rows of different lengths as flat ``values`` plus int64 ``row_splits``.
 
-Enough for what ``tf.strings.split`` and ``bytes_split`` return: for a vector one ragged dimension;
+Enough for what ``tf.strings.split``, ``bytes_split`` and ``ngrams`` return: for a vector one ragged dimension;
 for a tensor of rank N >= 2 an N + 1 rank RaggedTensor whose outer dimensions are the input's (rows
 of uniform length, ``values`` itself a RaggedTensor, as TF's ``with_flat_values`` over
 ``from_tensor``). ``values``, ``flat_values``, ``row_splits``, ``nested_row_splits``,
-``ragged_rank``, ``row_lengths()``, ``nrows()``, ``to_list()`` (eager),
+``ragged_rank``, ``with_values()``, ``row_lengths()``, ``nrows()``, ``to_list()`` (eager),
 ``to_tensor(default_value)``. The rest of TF's ragged API (ragged ops, ragged outer dimensions of
 different lengths) is not built.
 """
@@ -51,6 +51,19 @@ class RaggedTensor:
         return cls(values, row_splits, indices, nrows)
 
     @classmethod
+    def from_row_splits(cls, values: Tensor, row_splits: Tensor) -> RaggedTensor:
+        """Rows ``values[row_splits[i]:row_splits[i + 1]]`` (int64 splits, as StringNGrams returns them)."""
+        count = apply_op("Size", input=values, out_type=dtypes.int64)
+        positions = apply_op("Range", start=np.int64(0), limit=count, delta=np.int64(1))
+        rows = apply_op("UpperBound", sorted_inputs=array_ops.reshape(row_splits[1:], [1, -1]),
+                        values=array_ops.reshape(positions, [1, -1]), out_type=dtypes.int64)  # fmt: skip
+        rows = array_ops.reshape(rows, [-1])
+        starts = apply_op("GatherV2", params=row_splits, indices=rows, axis=np.int32(0))
+        indices = array_ops.stack([rows, positions - starts], axis=1)
+        nrows = apply_op("Size", input=row_splits, out_type=dtypes.int64) - 1
+        return cls(values, row_splits, indices, nrows)
+
+    @classmethod
     def from_uniform_row_length(
         cls, values: Tensor | RaggedTensor, uniform_row_length: Any, nrows: Any
     ) -> RaggedTensor:
@@ -59,6 +72,10 @@ class RaggedTensor:
         count = math_ops.cast(nrows, dtypes.int64)
         row_splits = apply_op("Range", start=np.int64(0), limit=count + 1, delta=np.int64(1)) * length
         return cls(values, row_splits, None, count, uniform_row_length)
+
+    def with_values(self, values: Tensor | RaggedTensor) -> RaggedTensor:
+        """This RaggedTensor's row partition over other ``values`` (as many rows of values as before)."""
+        return RaggedTensor(values, self._row_splits, self._sparse_indices, self._nrows, self._uniform_row_length)
 
     @property
     def values(self) -> Tensor | RaggedTensor:

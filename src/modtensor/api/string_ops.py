@@ -1,5 +1,6 @@
 """``tf.strings``: join, length, split, regex_replace, to_number, to_hash_bucket_fast, substr, lower, upper,
-as_string, reduce_join.
+as_string, reduce_join; strip, ngrams, regex_full_match, to_hash_bucket, to_hash_bucket_strong, unsorted_segment_join,
+and ``tf.io``'s encode_base64/decode_base64 and ``tf.fingerprint``.
 
 TensorFlow 2's signatures over the string ops; ``split`` of a scalar is a vector and of a
 vector a :class:`~modtensor.api.ragged.RaggedTensor`, as in TF. ``regex_replace`` with
@@ -159,3 +160,123 @@ def _split_rows(input: Tensor, split_vector: Any) -> RaggedTensor:  # noqa: A002
         outer = apply_op("Prod", input=dims[:d], reduction_indices=np.int32(0))
         result = RaggedTensor.from_uniform_row_length(result, length, outer)
     return result
+
+
+# --------------------------------------------------------------------------- text ops
+
+
+def strip(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string without its leading and trailing ASCII whitespace (``StringStrip``)."""
+    return apply_op("StringStrip", name=name, input=input)
+
+
+def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Whether each string matches the RE2 ``pattern`` as a whole: ``StaticRegexFullMatch`` for a Python string
+    pattern (compiled once), else ``RegexFullMatch``."""
+    if isinstance(pattern, (str, bytes)):
+        return apply_op("StaticRegexFullMatch", name=name, input=input, pattern=pattern)
+    return apply_op("RegexFullMatch", name=name, input=input, pattern=pattern)
+
+
+def to_hash_bucket(input: Any, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string's legacy TF ``Hash64`` modulo ``num_buckets`` (``StringToHashBucket``); new code should prefer
+    ``to_hash_bucket_fast``."""
+    return apply_op("StringToHashBucket", name=name, string_tensor=input, num_buckets=num_buckets)
+
+
+def to_hash_bucket_strong(input: Any, num_buckets: int, key: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string's SipHash-2-4 under the two-int ``key`` modulo ``num_buckets`` (``StringToHashBucketStrong``):
+    bucket assignments an adversary without the key cannot steer."""
+    return apply_op("StringToHashBucketStrong", name=name, input=input, num_buckets=num_buckets, key=list(key))
+
+
+def unsorted_segment_join(inputs: Any, segment_ids: Any, num_segments: Any, separator: str = "",
+                          name: str | None = None) -> Tensor:  # fmt: skip
+    """The strings of ``inputs`` joined with ``separator`` per segment: ``output[i]`` joins, in order, the slices
+    of ``inputs`` whose ``segment_ids`` (a prefix of ``inputs``' shape) are ``i`` (``UnsortedSegmentJoin``)."""
+    return apply_op("UnsortedSegmentJoin", name=name, inputs=inputs, segment_ids=segment_ids,
+                    num_segments=num_segments, separator=separator)  # fmt: skip
+
+
+def encode_base64(input: Any, pad: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each string in web-safe base64 (``-`` and ``_`` for ``+`` and ``/``), ``=``-padded with ``pad``
+    (``EncodeBase64``)."""
+    return apply_op("EncodeBase64", name=name, input=input, pad=pad)
+
+
+def decode_base64(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Each web-safe base64 string decoded; padding is optional (``DecodeBase64``)."""
+    return apply_op("DecodeBase64", name=name, input=input)
+
+
+def fingerprint(data: Any, method: Any = "farmhash64", name: str | None = None) -> Tensor:
+    """A ``[data.shape[0], 8]`` uint8 fingerprint of each slice ``data[i, ...]``: FarmHash Fingerprint64 of its bytes
+    (of its strings' fingerprints for strings), little-endian (``Fingerprint``)."""
+    return apply_op("Fingerprint", name=name, data=data, method=method)
+
+
+def ngrams(data: Any, ngram_width: Any, separator: str = " ", pad_values: Any = None, padding_width: int | None = None,
+           preserve_short_sequences: bool = False, name: str | None = None) -> Any:  # fmt: skip
+    """The n-grams of ``data``'s innermost dimension: windows of ``ngram_width`` (an int, or a list or tuple of
+    them: every width in turn) adjacent strings joined with ``separator`` (``StringNGrams``).
+
+    ``pad_values`` (one string, or a (left, right) pair) pads each sequence with ``padding_width`` values on both
+    sides (default ``width - 1``); ``preserve_short_sequences`` makes one n-gram of a non-empty sequence too short for
+    any. As TF: a dense ``[D1..DN, S]`` input gives a dense ``[D1..DN, num_ngrams]`` tensor (a vector for a vector),
+    a RaggedTensor a RaggedTensor.
+    """
+    with op_scope(name, "StringNGrams", [data]):
+        if pad_values is None:
+            left_pad = right_pad = ""
+        elif isinstance(pad_values, (list, tuple)):
+            if not isinstance(pad_values[0], (str, bytes)) or not isinstance(pad_values[1], (str, bytes)):
+                raise TypeError("pad_values must be a string, tuple of strings, or None.")
+            left_pad, right_pad = pad_values[0], pad_values[1]
+        elif isinstance(pad_values, (str, bytes)):
+            left_pad = right_pad = pad_values
+        else:
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        if padding_width is not None and padding_width < 1:
+            raise ValueError("padding_width must be greater than 0.")
+        if padding_width is not None and pad_values is None:
+            raise ValueError("pad_values must be provided if padding_width is set.")
+        if not isinstance(data, RaggedTensor):
+            data = convert_to_tensor(data, dtype=dtypes.string, name="data")
+            if data.shape.rank is None:
+                raise ValueError("Rank of data must be known.")
+            if data.shape.rank == 0:
+                raise ValueError("Data must have rank>0")
+        widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+        for width in widths:
+            if width < 1:
+                raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+        pad_width = 0 if pad_values is None else (-1 if padding_width is None else padding_width)
+        attrs = {"separator": separator, "ngram_widths": widths, "left_pad": left_pad, "right_pad": right_pad,
+                 "pad_width": pad_width, "preserve_short_sequences": preserve_short_sequences}  # fmt: skip
+        if isinstance(data, RaggedTensor):
+            return _ragged_ngrams(data, attrs)
+        return _dense_ngrams(data, attrs)
+
+
+def _dense_ngrams(data: Tensor, attrs: dict[str, Any]) -> Tensor:
+    """The n-grams of each innermost row of a dense tensor, reshaped to ``data.shape[:-1] + [-1]`` (TF's result)."""
+    if data.shape.rank == 1:
+        size = array_ops.shape(data, out_type=dtypes.int64)
+        splits = array_ops.concat([np.zeros([1], np.int64), size], 0)
+        grams, _ = apply_op("StringNGrams", data=data, data_splits=splits, **attrs)
+        return grams
+    shape = array_ops.shape(data, out_type=dtypes.int64)
+    outer = shape[:-1]
+    rows = apply_op("Prod", input=outer, reduction_indices=np.int32(0))
+    splits = apply_op("Range", start=np.int64(0), limit=rows + 1, delta=np.int64(1)) * shape[-1]
+    grams, _ = apply_op("StringNGrams", data=array_ops.reshape(data, [-1]), data_splits=splits, **attrs)
+    return array_ops.reshape(grams, array_ops.concat([outer, np.array([-1], np.int64)], 0))
+
+
+def _ragged_ngrams(data: RaggedTensor, attrs: dict[str, Any]) -> RaggedTensor:
+    """The n-grams of each innermost row of a RaggedTensor, as a RaggedTensor of the same outer rows."""
+    values = data.values
+    if isinstance(values, RaggedTensor):  # outer rows of uniform length: n-grams of the inner ragged rows
+        return data.with_values(_ragged_ngrams(values, attrs))
+    grams, splits = apply_op("StringNGrams", data=values, data_splits=data.row_splits, **attrs)
+    return RaggedTensor.from_row_splits(grams, splits)

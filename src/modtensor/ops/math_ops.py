@@ -459,6 +459,17 @@ def _histogram_fixed_width_shape(ctx: InferenceContext) -> None:
 )
 
 
+# Bucketize: each value's bucket index over the sorted ``boundaries`` (TF's shape function: UnchangedShape).
+(
+    register_op("Bucketize")
+    .input("input: T")
+    .output("output: int32")
+    .attr("T: {int32, int64, float, double}")
+    .attr("boundaries: list(float)")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+
+
 def _bincount_shape(ctx: InferenceContext) -> None:
     """Bincount: a scalar size; a vector of ``size`` bins (unknown unless size is constant)."""
     ctx.with_rank(ctx.input(1), 0)

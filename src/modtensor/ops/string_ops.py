@@ -1,6 +1,8 @@
 """String ops a text model needs: StringSplit (TF 1's: at any delimiter byte; empty: into bytes), StringSplitV2,
 StringJoin, StringLength, RegexReplace, StaticRegexReplace, StringToHashBucketFast, Substr, StringToNumber,
-StringLower, StringUpper, AsString, ReduceJoin.
+StringLower, StringUpper, AsString, ReduceJoin; the text ops StringStrip, StringNGrams, EncodeBase64, DecodeBase64,
+StringToHashBucket, StringToHashBucketStrong, RegexFullMatch, StaticRegexFullMatch, UnsortedSegmentJoin and
+Fingerprint (TF keeps Fingerprint with its array ops; it is here with the other hashes).
 
 OpDefs equal TensorFlow 2.21's; shape functions follow TF's string_ops.cc, including their errors.
 """
@@ -171,4 +173,124 @@ for _name in ("StringLower", "StringUpper"):
     .attr("keep_dims: bool = false")
     .attr("separator: string = ''")
     .set_shape_fn(common_shapes.reduction_shape)
+)
+
+
+# --------------------------------------------------------------------------- text ops
+
+for _name in ("StringStrip", "DecodeBase64"):
+    register_op(_name).input("input: string").output("output: string").set_shape_fn(common_shapes.unchanged_shape)
+(
+    register_op("EncodeBase64")
+    .input("input: string")
+    .output("output: string")
+    .attr("pad: bool = false")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+(
+    register_op("StringToHashBucket")
+    .input("string_tensor: string")
+    .output("output: int64")
+    .attr("num_buckets: int >= 1")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+(
+    register_op("StringToHashBucketStrong")
+    .input("input: string")
+    .output("output: int64")
+    .attr("num_buckets: int >= 1")
+    .attr("key: list(int)")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+
+
+def _regex_full_match_shape(ctx: InferenceContext) -> None:
+    """The input's shape; the pattern is a scalar."""
+    ctx.with_rank(ctx.input(1), 0)
+    ctx.set_output(0, ctx.input(0))
+
+
+register_op("RegexFullMatch").input("input: string").input("pattern: string").output("output: bool").set_shape_fn(
+    _regex_full_match_shape
+)
+(
+    register_op("StaticRegexFullMatch")
+    .input("input: string")
+    .output("output: bool")
+    .attr("pattern: string")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+
+
+def _unsorted_segment_join_shape(ctx: InferenceContext) -> None:
+    """TF's UnsortedSegmentReductionShapeFn: ``[num_segments] + inputs.shape[rank(segment_ids):]``."""
+    data, ids = ctx.input(0), ctx.input(1)
+    ctx.with_rank(ctx.input(2), 0)
+    if ids.dims is None:
+        ctx.set_output(0, ctx.unknown_shape())
+        return
+    data, ids = ctx.merge_prefix(data, ids)
+    num_segments = ctx.make_dim_for_scalar_input(2)
+    ctx.set_output(0, ctx.concatenate(ctx.vector(num_segments), ctx.subshape(data, len(ids.dims))))
+
+
+(
+    register_op("UnsortedSegmentJoin")
+    .input("inputs: string")
+    .input("segment_ids: Tindices")
+    .input("num_segments: Tnumsegments")
+    .output("output: string")
+    .attr("separator: string = ''")
+    .attr("Tindices: {int32,int64}")
+    .attr("Tnumsegments: {int32,int64} = DT_INT32")
+    .set_shape_fn(_unsorted_segment_join_shape)
+)
+
+
+def _ngrams_shape(ctx: InferenceContext) -> None:
+    """The n-grams a vector of unknown length; data and its row splits vectors, the output splits as the input's."""
+    ctx.set_output(0, ctx.unknown_shape_of_rank(1))
+    ctx.with_rank(ctx.input(0), 1)
+    ctx.set_output(1, ctx.with_rank(ctx.input(1), 1))
+
+
+(
+    register_op("StringNGrams")
+    .input("data: string")
+    .input("data_splits: Tsplits")
+    .output("ngrams: string")
+    .output("ngrams_splits: Tsplits")
+    .attr("separator: string")
+    .attr("ngram_widths: list(int) >= 0")
+    .attr("left_pad: string")
+    .attr("right_pad: string")
+    .attr("pad_width: int")
+    .attr("preserve_short_sequences: bool")
+    .attr("Tsplits: {int32, int64} = DT_INT64")
+    .set_shape_fn(_ngrams_shape)
+)
+
+
+def _fingerprint_shape(ctx: InferenceContext) -> None:
+    """``[data.shape[0], 8]`` for the constant method ``farmhash64`` (its size unknown for a method not known)."""
+    ctx.with_rank_at_least(ctx.input(0), 1)
+    ctx.with_rank(ctx.input(1), 0)
+    method = ctx.input_tensor(1)
+    size = ctx.unknown_dim()
+    if method is not None:
+        name = method.item()
+        name = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
+        if name != "farmhash64":
+            raise invalid(f"Unsupported method: {name}")
+        size = ctx.make_dim(8)
+    ctx.set_output(0, ctx.make_shape([ctx.dim(ctx.input(0), 0), size]))
+
+
+(
+    register_op("Fingerprint")
+    .input("data: T")
+    .input("method: string")
+    .output("fingerprint: uint8")
+    .attr("T: type")
+    .set_shape_fn(_fingerprint_shape)
 )

@@ -12,5 +12,6 @@ from modtensor.framework.gradient_registry import no_gradient
 for _op in (
     "Assert", "PyFunc", "RandomShuffle", "RandomStandardNormal", "RandomUniform", "RegexReplace", "StringJoin",
     "StringToHashBucketFast", "StringToNumber", "TruncatedNormal", "AsString", "ReduceJoin",
+    "StringToHashBucket", "StringToHashBucketStrong", "EncodeBase64", "DecodeBase64",
 ):  # fmt: skip
     no_gradient(_op)

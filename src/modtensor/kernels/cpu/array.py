@@ -43,24 +43,24 @@ def reshape(tensor: np.ndarray, shape: np.ndarray) -> np.ndarray:
     for i, d in enumerate(dims):
         if d < -1:
             raise invalid_argument(f"Size {i} must be non-negative, not {d}")
-    known = 1
-    for d in dims:
-        if d != -1:
-            known *= d
     if unknown:
-        if known == 0 or tensor.size % known != 0:
-            if known == 0 and tensor.size == 0:
-                dims[unknown[0]] = 0
-            else:
-                raise invalid_argument(
-                    f"Input to reshape is a tensor with {tensor.size} values, but the requested shape "
-                    f"requires a multiple of {known}"
-                )
-        else:
-            dims[unknown[0]] = tensor.size // known
-    elif known != tensor.size:
+        # As TF: zero sizes count in neither product, so the -1 is still inferred from the non-zero dims ([0] to
+        # [0, -1] is [0, 1]; [2, 0] to [0, -1] is [0, 2]).
+        sizes_have_zero = 0 in dims
+        known = int(np.prod([d for d in dims if d > 0], dtype=np.int64))
+        counted = [d for d in tensor.shape if d > 0 or not sizes_have_zero]
+        count = int(np.prod(counted, dtype=np.int64))
+        missing = count // known
+        if len(counted) == tensor.ndim and known * missing != count:
+            raise invalid_argument(
+                f"Input to reshape is a tensor with {count} values, but the requested shape requires a multiple "
+                f"of {known}"
+            )
+        dims[unknown[0]] = missing
+    requested = int(np.prod(dims, dtype=np.int64))
+    if requested != tensor.size:
         raise invalid_argument(
-            f"Input to reshape is a tensor with {tensor.size} values, but the requested shape has {known}"
+            f"Input to reshape is a tensor with {tensor.size} values, but the requested shape has {requested}"
         )
     return tensor.reshape(dims)
 

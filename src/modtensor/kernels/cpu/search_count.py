@@ -1,5 +1,5 @@
-"""CPU kernels that search sorted rows or count values: LowerBound, UpperBound, HistogramFixedWidth, Bincount,
-DenseBincount and InTopKV2, as numpy functions with TF's checks and texts.
+"""CPU kernels that search sorted rows or count values: LowerBound, UpperBound, Bucketize, HistogramFixedWidth,
+Bincount, DenseBincount and InTopKV2, as numpy functions with TF's checks and texts.
 
 HistogramFixedWidth bins as TF's functor: ``min((max(x, lo) - lo) / ((hi - lo) / nbins), nbins - 1)`` in
 double, truncated; InTopKV2 says false for a row whose target is out of range or has a nonfinite prediction.
@@ -157,7 +157,40 @@ def in_top_k_v2(predictions: np.ndarray, targets: np.ndarray, k: np.ndarray) -> 
     return out
 
 
+def _upper_bound(bounds: np.ndarray, value: Any) -> int:
+    """C++'s ``std::upper_bound`` step for step: the binary search TF runs even over boundaries with a NaN."""
+    first, count = 0, len(bounds)
+    while count > 0:
+        step = count // 2
+        if not value < bounds[first + step]:
+            first, count = first + step + 1, count - step - 1
+        else:
+            count = step
+    return first
+
+
+def bucketize(input: np.ndarray, boundaries: Any = ()) -> np.ndarray:  # noqa: A002
+    """Bucketize: for each value the number of ``boundaries`` (float32, sorted) not above it, TF's upper bound.
+
+    The comparison is C++'s between the value and a float boundary: integers are compared as float32 (so 16777217
+    equals 16777216.0), doubles against the boundary widened to double.
+    """
+    bounds = np.asarray(list(boundaries), dtype=np.float32)
+    if np.any(bounds[1:] < bounds[:-1]):
+        raise invalid_argument("Expected sorted boundaries")
+    x = np.asarray(input)
+    if x.dtype == np.float64:
+        values, bounds = x, bounds.astype(np.float64)
+    else:
+        values = x.astype(np.float32)
+    if np.isnan(bounds).any():
+        flat = [_upper_bound(bounds, v) for v in values.reshape(-1)]
+        return np.asarray(flat, dtype=np.int32).reshape(x.shape)
+    return np.asarray(np.searchsorted(bounds, values, side="right"), dtype=np.int32)
+
+
 OP_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "Bucketize": bucketize,
     "LowerBound": lower_bound,
     "UpperBound": upper_bound,
     "HistogramFixedWidth": histogram_fixed_width,
@@ -171,6 +204,7 @@ _REAL = "FLOATS INTS UINTS"
 CPU_TYPE_CONSTRAINTS: dict[str, dict[str, str]] = {
     "LowerBound": {"T": "FLOATS int8 int16 int32 int64 UINTS", "out_type": "int32 int64"},
     "UpperBound": {"T": "FLOATS int8 int16 int32 int64 UINTS", "out_type": "int32 int64"},
+    "Bucketize": {"T": "int32 int64 float32 float64"},
     "HistogramFixedWidth": {"T": _REAL, "dtype": "int32 int64"},
     "Bincount": {"T": f"{_REAL} COMPLEX"},
     "DenseBincount": {"T": f"{_REAL} COMPLEX", "Tidx": "int32 int64"},
