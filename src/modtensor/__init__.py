@@ -226,6 +226,7 @@ _LAZY = {
     # tf.data input pipelines, tf.io records and example parsing, tf.train protos (issue 13)
     "data": ("modtensor.data", None),
     "io": ("modtensor.io", None),
+    "lookup": ("modtensor.lookup", None),
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
     "numpy_function": ("modtensor.api.script_ops", "numpy_function"),
     "py_function": ("modtensor.api.script_ops", "py_function"),

@@ -42,6 +42,7 @@ ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_se
 CSV_OPS = GOLDEN.parent / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
 TEXT_OPS = GOLDEN.parent / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
+LOOKUP_OPS = GOLDEN.parent / "lookup" / "ops"  # hash tables (tools/make_golden_lookup.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
     *json.loads((BREADTH / "shape_cases.json").read_text())["cases"],
@@ -59,6 +60,7 @@ CASES = [
     *json.loads((CSV_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((NMS_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((TEXT_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((LOOKUP_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
     GOLDEN.parent / "tf_op_defs.pbtxt",
@@ -77,6 +79,7 @@ OP_DEFS = (
     CSV_OPS / "op_defs.pbtxt",
     NMS_OPS / "op_defs.pbtxt",
     TEXT_OPS / "op_defs.pbtxt",
+    LOOKUP_OPS / "op_defs.pbtxt",
 )
 
 

@@ -52,6 +52,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "nms" / "ops" / "op_defs.pbtxt",
     # StringStrip, StringNGrams, base64, hashes, Fingerprint, RegexFullMatch, ... (tools/make_golden_text_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "text_ops" / "ops" / "op_defs.pbtxt",
+    # the hash-table ops (tools/make_golden_lookup.py)
+    Path(__file__).resolve().parent.parent / "golden" / "lookup" / "ops" / "op_defs.pbtxt",
 ]
 TF_OP_DEFS = {
     op.name: op

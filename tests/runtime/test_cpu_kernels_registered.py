@@ -21,6 +21,7 @@ from modtensor.kernels.cpu import bitwise as cpu_bitwise
 from modtensor.kernels.cpu import losses as cpu_losses
 from modtensor.kernels.cpu.io_kernels import IO_KERNELS
 from modtensor.kernels.cpu.list_kernels import LIST_KERNELS
+from modtensor.kernels.cpu.lookup import LOOKUP_KERNELS
 from modtensor.kernels.cpu.registrations import NATIVE_FALLBACK_OPS, SOURCE
 from modtensor.kernels.cpu.resource_variable_ops import VARIABLE_OPS
 from modtensor.kernels.cpu.training_ops import TRAINING_OPS
@@ -179,12 +180,13 @@ def test_registration_is_idempotent_per_registry() -> None:
     list_ops = set(LIST_KERNELS)  # TensorList ops, for CPU and DEFAULT (tests/api/test_list_ops_golden.py)
     logging_ops = {"Assert", "PrintV2", "StringFormat"}  # tests/api/test_print_golden.py, test_asserts_golden.py
     io_ops = set(IO_KERNELS)  # tf.io's byte and file ops (tests/api/test_io_golden.py)
+    lookup_ops = set(LOOKUP_KERNELS)  # hash tables (tests/api/test_lookup_golden.py)
     from modtensor.kernels.cpu.data import register_data_kernels
 
     data_ops = {r.kernel_def.op for r in register_data_kernels(KernelRegistry())}  # tests/api/test_data_*.py
     fused = {"_FusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_MklLayerNorm"}
     tables = set(OP_FUNCTIONS) | set(PLUMBING) | bitwise_ops | fused | state | list_ops | logging_ops | data_ops
-    assert len(reg.ops()) == len(tables | io_ops)
+    assert len(reg.ops()) == len(tables | io_ops | lookup_ops)
 
 
 @pytest.mark.parametrize("op", sorted(set(OP_FUNCTIONS) | {"Snapshot"}))

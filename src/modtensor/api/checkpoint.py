@@ -93,7 +93,12 @@ def serialize_object_graph(
             node.children.add(node_id=child_id, local_name=name)
         values = obj._serialize_to_tensors() if hasattr(obj, "_serialize_to_tensors") else {}
         path = graph.paths[id(obj)]
-        for attribute, value in values.items():
+        legacy = getattr(obj, "_legacy_saveable_name", None)
+        if legacy is not None and values:  # one attribute, its tensors under the key plus their suffixes (TF's)
+            key = checkpoint_key(path, legacy)
+            node.attributes.add(name=legacy, full_name=_full_name(obj), checkpoint_key=key)
+            tensors += [(key + attribute.removeprefix(legacy), value) for attribute, value in values.items()]
+        for attribute, value in values.items() if legacy is None else ():
             key = checkpoint_key(path, attribute)
             node.attributes.add(name=attribute, full_name=_full_name(obj), checkpoint_key=key)
             tensors.append((key, value))
@@ -148,6 +153,7 @@ class _Restoration:
         self.matched: dict[int, Any] = {}  # checkpoint node id -> object
         self.restored_keys: set[str] = set()
         self.names = self._node_names()
+        self._all_keys: list[str] | None = None
 
     def _node_names(self) -> dict[int, str]:
         names = {0: "(root)"}
@@ -190,11 +196,27 @@ class _Restoration:
 
         return restore
 
+    def _attribute_keys(self, attributes: Any) -> dict[str, str]:
+        """Attribute name -> checkpoint key. A legacy saveable's attribute (a mutable lookup table's ``table``)
+        names the prefix of its tensors' keys (``.../table-keys``, ``.../table-values``): one entry per tensor."""
+        keys = {}
+        for attribute in attributes:
+            key = attribute.checkpoint_key
+            if key not in self.reader:
+                if self._all_keys is None:
+                    self._all_keys = self.reader.key_list()
+                parts = [k for k in self._all_keys if k.startswith(key + "-")]
+                if parts:
+                    keys.update({attribute.name + k.removeprefix(key): k for k in parts})
+                    continue
+            keys[attribute.name] = key
+        return keys
+
     def restore_pairs(self, pairs: list[tuple[int, Any]]) -> None:
         """Read every value of the matched objects, check them all, then assign them all."""
         wanted = [(node_id, obj) for node_id, obj in pairs if self.proto.nodes[node_id].attributes]
         keys_of = {
-            node_id: {a.name: a.checkpoint_key for a in self.proto.nodes[node_id].attributes} for node_id, _ in wanted
+            node_id: self._attribute_keys(self.proto.nodes[node_id].attributes) for node_id, _ in wanted
         }
         for node_id, keys in keys_of.items():
             for key in keys.values():

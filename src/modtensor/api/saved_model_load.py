@@ -657,6 +657,46 @@ class _UserObject(trackable_lib.AutoTrackable):
         return function(*args, **kwargs)
 
 
+class _RestoredResource(trackable_lib.AutoTrackable):
+    """A revived resource of a SavedModel (TF's ``RestoredResource``: a lookup table, for instance).
+
+    Its children are the functions TF saved with it: ``_create_resource`` makes the resource and returns its
+    handle, ``_initialize`` fills it (run once at load, after the checkpoint restore). The handle is made on
+    first use, so functions capturing the resource get it whenever they run. State saved in the checkpoint
+    through a saveable (a mutable table's ``table-keys``/``table-values``) goes back through the restore
+    function saved with it.
+    """
+
+    def __init__(self, node_id: int, restore_functions: dict[str, int], loader_nodes: list[Any]):
+        # plain attributes, not children (AutoTrackable would track and wrap the dict and the list)
+        object.__setattr__(self, "_node_id", node_id)
+        object.__setattr__(self, "_restore_functions", restore_functions)  # saveable -> its restore function
+        object.__setattr__(self, "_loader_nodes", loader_nodes)
+        object.__setattr__(self, "_handle", None)
+
+    @property
+    def handle(self) -> Any:
+        """The resource tensor (the resource is made by ``_create_resource`` on first use)."""
+        if self._handle is None:
+            create = self.__dict__.get("_create_resource")
+            if create is None:
+                raise ValueError(
+                    f"The SavedModel's resource (object {self._node_id}) has no _create_resource function"
+                )
+            object.__setattr__(self, "_handle", create())
+        return self._handle
+
+    resource_handle = handle
+
+    def _serialize_to_tensors(self) -> dict[str, Any]:
+        raise NotImplementedError("modtensor does not write restored SavedModel resources to checkpoints yet")
+
+    def _restore_from_tensors(self, tensors: dict[str, Any]) -> None:
+        for saveable, node_id in self._restore_functions.items():
+            values = [value for name, value in tensors.items() if name.startswith(saveable)]
+            self._loader_nodes[node_id](*values)
+
+
 # ============================================================================ the loader
 
 
@@ -682,6 +722,9 @@ class _Loader:
             self.nodes[node_id] = self._revive(node_id)
         self._connect()
         self._restore_variables()
+        for obj in self.nodes:  # resources filled after the restore, as TF's loader does
+            if isinstance(obj, _RestoredResource) and "_initialize" in obj.__dict__:
+                obj._initialize()
         root = self.nodes[0]
         if isinstance(root, trackable_lib.AutoTrackable):
             info = self.meta.meta_info_def
@@ -748,7 +791,10 @@ class _Loader:
             concrete = [self._concrete(n) for n in names]
             spec = self._function_spec(node.function.function_spec)
             return RestoredFunction(names[0] if names else "function", spec, concrete)
-        if kind in ("resource", "captured_tensor"):
+        if kind == "resource":
+            restore = {name: saveable.restore_function for name, saveable in node.saveable_objects.items()}
+            return _RestoredResource(node_id, restore, self.nodes)
+        if kind == "captured_tensor":
             return _UserObject()  # not revived: functions capturing them fail to load with a clear error
         return _UserObject()
 

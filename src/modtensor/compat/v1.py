@@ -157,6 +157,7 @@ class GraphKeys:
     GLOBAL_VARIABLES = "variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     LOCAL_VARIABLES = "local_variables"
+    TABLE_INITIALIZERS = "table_initializer"
 
 
 # v1 variable API (collections, initializers, get_variable, variable_scope), loaded on first use.
@@ -192,6 +193,10 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("modtensor.compat.v1_train")
     if name == "image":
         return importlib.import_module("modtensor.compat.v1_image")
+    if name == "lookup":
+        return importlib.import_module("modtensor.compat.v1_lookup")
+    if name in ("tables_initializer", "initialize_all_tables"):
+        return getattr(importlib.import_module("modtensor.api.lookup_ops"), name)
     if name == "multinomial":  # TF 1's name of tf.random.categorical (also tf.compat.v1.random.multinomial)
         return importlib.import_module("modtensor.api.random_ops").multinomial
     if name in _V1_CONTROL_FLOW or name in _V1_IO:

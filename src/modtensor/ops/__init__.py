@@ -23,6 +23,7 @@ from modtensor.ops import (  # noqa: F401
     linalg_ops,
     list_ops,
     logging_ops,
+    lookup_ops,
     math_grad_ops,
     math_ops,
     nn_grad_ops,

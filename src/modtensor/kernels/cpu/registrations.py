@@ -23,6 +23,7 @@ from modtensor.kernels.cpu import io_kernels as _io_kernels
 from modtensor.kernels.cpu import layer_norm as _layer_norm
 from modtensor.kernels.cpu import list_kernels as _list_kernels
 from modtensor.kernels.cpu import logging_kernels as _logging_kernels
+from modtensor.kernels.cpu import lookup as _lookup
 from modtensor.kernels.cpu import losses as _losses
 from modtensor.kernels.cpu import random as _random
 from modtensor.kernels.cpu.resource_variable_ops import register_variable_cpu_kernels
@@ -351,6 +352,7 @@ def register_cpu_kernels(registry: KernelRegistry | None = None) -> list[KernelR
         regs.extend(_list_kernels.register_list_kernels(target, SOURCE))  # TensorList ops, CPU and DEFAULT
         regs.extend(_logging_kernels.register_logging_kernels(target, SOURCE))  # Assert, PrintV2, StringFormat
         regs.extend(_io_kernels.register_io_kernels(target, SOURCE))  # tf.io's byte and file ops
+        regs.extend(_lookup.register_lookup_kernels(target, SOURCE))  # tf.lookup's hash tables
         _registered[id(target)] = regs
         return list(regs)
 
