@@ -11,7 +11,9 @@ PYTHONPATH entry holding a ``modtensor`` link to an installed copy):
    stateful ones twice), reads the variables and the asset, and runs ``saved_model_cli show --all``.
 3. modtensor loads TF's ``tests/golden/saved_model/module``, calls its stateful ``bump(5)`` and saves it again into
    ``from_modtensor/resaved``; TensorFlow loads that and calls it (``resaved`` in the result).
-4. The outcome goes to ``from_modtensor/tf_result.json``; ``tests/train/test_saved_model_save.py``
+4. modtensor saves the lookup tables of ``make_tables`` into ``from_modtensor/tables``; TF 2 and TF 1's loader
+   load and call them (``tables`` in the result).
+5. The outcome goes to ``from_modtensor/tf_result.json``; ``tests/train/test_saved_model_save.py``
    checks it and that modtensor still writes exactly the committed files.
 """
 
@@ -35,7 +37,7 @@ if "modtensor" not in sys.modules:
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from saved_model_models import make_scaler, save_scaler  # noqa: E402
+from saved_model_models import TABLE_WORDS, make_scaler, make_tables, save_scaler  # noqa: E402
 
 import modtensor as mt  # noqa: E402
 
@@ -85,6 +87,29 @@ def resave(result: dict[str, Any]) -> None:
     }
 
 
+def tables(result: dict[str, Any]) -> None:
+    """Lookup tables saved by modtensor (its vocabulary file removed after the save: the asset travels), loaded by
+    TF 2 (functions, signature, a stateful insert) and by TF 1's loader (the init op fills the tables)."""
+    vocab = OUT / "colors.txt"
+    vocab.write_text("red\ngreen\nblue\n")
+    module = make_tables(mt, str(vocab))
+    mt.saved_model.save(module, str(OUT / "tables"), signatures={"serving_default": module.__call__})
+    vocab.unlink()
+    loaded = tf.saved_model.load(str(OUT / "tables"))
+    words = tf.constant(TABLE_WORDS)
+    entry = {
+        "call": attempt(lambda: loaded(words)),
+        "count": attempt(lambda: loaded.count(tf.constant(["seen", "new", "new"]))),
+        "serving_default": attempt(lambda: loaded.signatures["serving_default"](words=words)),
+    }
+    with tf.compat.v1.Graph().as_default(), tf.compat.v1.Session() as session:
+        meta = tf.compat.v1.saved_model.loader.load(session, ["serve"], str(OUT / "tables"))
+        signature = meta.signature_def["serving_default"]
+        fetches = {k: v.name for k, v in signature.outputs.items()}
+        entry["tf1_session"] = attempt(lambda: session.run(fetches, {signature.inputs["words"].name: TABLE_WORDS}))
+    result["tables"] = entry
+
+
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
@@ -111,6 +136,7 @@ def main() -> None:
         "layer0": attempt(lambda: loaded.layers[0]),
     }
     resave(result)
+    tables(result)
     cli = Path(sys.executable).with_name("saved_model_cli")
     shown = subprocess.run([str(cli), "show", "--dir", str(OUT / "model"), "--all"], capture_output=True, text=True)
     result["cli_show_returncode"] = shown.returncode

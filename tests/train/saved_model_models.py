@@ -58,3 +58,34 @@ def save_scaler(tf: Any, module: Any, path: str) -> None:
     tf.saved_model.save(
         module, path, signatures={"serving_default": module.__call__, "bump": module.bump, "multi": module.multi}
     )
+
+
+def make_tables(tf: Any, vocab_path: str) -> Any:
+    """Lookup tables: a static one from tensors, a vocabulary from a file (an asset) with out-of-vocabulary
+    buckets, and a mutable one with an entry (its entries go through the checkpoint); a method that inserts."""
+
+    class Tables(tf.Module):
+        def __init__(self) -> None:
+            super().__init__(name="tables")
+            init = tf.lookup.KeyValueTensorInitializer(["a", "b", "c"], tf.constant([1.5, 2.5, 3.5]))
+            self.static = tf.lookup.StaticHashTable(init, -1.0)
+            words = tf.lookup.TextFileInitializer(vocab_path, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE,
+                                                  tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER)  # fmt: skip
+            self.colors = tf.lookup.StaticVocabularyTable(words, num_oov_buckets=2)
+            self.counts = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, 0)
+            self.counts.insert(tf.constant(["seen"]), tf.constant([7], tf.int64))
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="words")])
+        def __call__(self, words: Any) -> Any:
+            return {"static": self.static.lookup(words), "colors": self.colors.lookup(words),
+                    "counts": self.counts.lookup(words)}  # fmt: skip
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="words")])
+        def count(self, words: Any) -> Any:
+            self.counts.insert(words, self.counts.lookup(words) + 1)
+            return self.counts.size()
+
+    return Tables()
+
+
+TABLE_WORDS = ["a", "green", "seen", "purple", "c", "blue"]

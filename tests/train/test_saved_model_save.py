@@ -14,7 +14,7 @@ import pytest
 
 import modtensor as tf
 
-from .saved_model_models import make_scaler, save_scaler
+from .saved_model_models import TABLE_WORDS, make_scaler, make_tables, save_scaler
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "saved_model" / "from_modtensor"
 RESULT = json.loads((GOLDEN / "tf_result.json").read_text())
@@ -135,3 +135,33 @@ def test_without_signatures_the_only_function_with_an_input_signature_serves_by_
 
     tf.saved_model.save(Two(), str(tmp_path / "two"))
     assert list(tf.saved_model.load(str(tmp_path / "two")).signatures) == []  # ambiguous: none, as TF
+
+
+def test_tensorflow_loads_lookup_tables_modtensor_saved(tmp_path: Path) -> None:
+    """Static, vocabulary-file and mutable tables saved by modtensor: TF 2 loaded the committed save and got these
+    numbers (a TF-exported module with the same tables gives them too: tests/golden/lookup/saved_models); TF 1's
+    loader fills the static tables through the init op. modtensor loads both its committed save and a fresh one."""
+    tables = RESULT["tables"]
+    assert not [k for k, v in tables.items() if "error" in v]
+    expected = {"colors": [4, 1, 3, 3, 3, 2], "counts": [0, 0, 7, 0, 0, 0],
+                "static": [1.5, -1.0, -1.0, -1.0, 3.5, -1.0]}  # fmt: skip
+    assert {k: v["value"] for k, v in tables["call"].items()} == expected
+    assert tables["count"]["value"] == [2]
+    assert tables["serving_default"]["counts"]["value"] == [0, 0, 8, 0, 0, 0]
+    # no saver_def: TF 1's loader does not restore the mutable table's entries (nor variables), as documented
+    assert tables["tf1_session"]["colors"]["value"] == expected["colors"]
+    assert tables["tf1_session"]["static"]["value"] == expected["static"]
+
+    vocab = tmp_path / "colors.txt"
+    vocab.write_text("red\ngreen\nblue\n")
+    module = make_tables(tf, str(vocab))
+    tf.saved_model.save(module, str(tmp_path / "tables"), signatures={"serving_default": module.__call__})
+    vocab.unlink()  # the file went with the model as an asset
+    assert (tmp_path / "tables" / "assets" / "colors.txt").read_text() == "red\ngreen\nblue\n"
+    del module
+    # the committed save was made in another process: its load makes and fills tables of its own
+    for path in (GOLDEN / "tables", tmp_path / "tables"):
+        loaded = tf.saved_model.load(str(path))
+        got = {k: v.numpy().tolist() for k, v in loaded(tf.constant(TABLE_WORDS)).items()}
+        assert got == expected, path
+        assert int(loaded.count(tf.constant(["seen", "new", "new"])).numpy()) == 2

@@ -122,15 +122,59 @@ class LookupInterface(trackable.Trackable):
         """Run or add the table op (``op``, or its Anonymous form) and remember what TF remembers of it."""
         if anonymous:  # HashTableV2 -> AnonymousHashTable, ...: no container or shared name
             kept = {k: v for k, v in attrs.items() if k in ("key_dtype", "value_dtype", "value_shape")}
-            handle = apply_op("Anonymous" + op.removesuffix("V2"), name=name, **kept)
-        else:
-            handle = apply_op(op, name=name, **attrs)
+            op, attrs = "Anonymous" + op.removesuffix("V2"), kept
+        self._table_op = (op, name, attrs)  # what a SavedModel's _create_resource function runs again
+        handle = apply_op(op, name=name, **attrs)
         if context.executing_eagerly():
             self._table_name = None
             self._owns_named_resource = not anonymous
         else:
             self._table_name = handle.op.name.split("/")[-1]
         return handle
+
+    # ------------------------------------------------------------------ SavedModels
+
+    _saved_model_resource = True  # tf.saved_model.save writes the table as a resource node (saved_model_save.py)
+
+    def _trackable_children(self, save_type: str = "checkpoint") -> dict[str, Any]:
+        """The tracked dependencies; in a SavedModel also the table's functions, as TF saves a resource:
+        ``_create_resource`` (the table op again, by its shared name), ``_initialize`` (fill it) and
+        ``_destroy_resource``."""
+        children = super()._trackable_children(save_type)
+        if save_type == "savedmodel":
+            children.update(self._resource_functions())
+        return children
+
+    def _resource_functions(self) -> dict[str, Any]:
+        from modtensor.api.function import function
+
+        cached = self.__dict__.get("_saved_functions")
+        if cached is not None:
+            return cached
+        op, name, attrs = self._table_op
+
+        def _creator() -> Any:
+            return apply_op(op, name=name, **attrs)
+
+        def _initializer() -> Any:
+            self._initialize()
+            return convert_to_tensor(1)
+
+        def _destroyer() -> Any:
+            apply_stateful_op("DestroyResourceOp", None, resource=self.resource_handle, ignore_lookup_error=True)
+            return convert_to_tensor(1)
+
+        cached = {
+            "_create_resource": function(_creator, input_signature=[]),
+            "_initialize": function(_initializer, input_signature=[]),
+            "_destroy_resource": function(_destroyer, input_signature=[]),
+        }
+        object.__setattr__(self, "_saved_functions", cached)
+        return cached
+
+    def _initialize(self) -> Any:
+        """Fill the table (tables without an initializer have nothing to do)."""
+        return None
 
     def __del__(self) -> None:
         # An eager table whose resource has a name deletes it with the object (TF's CapturableResourceDeleter).
@@ -339,13 +383,19 @@ class TextFileInitializer(TableInitializerBase):
         self._key_index, self._value_index = key_index, value_index
         self._vocab_size, self._delimiter, self._name = vocab_size, delimiter, name
         self._offset = value_index_offset
+        self._filename: Any = None
+        if context.executing_eagerly():  # the file is an asset: a SavedModel carries it along (TF's)
+            from modtensor.api.saved_model_load import Asset
+
+            self._filename = self._track_trackable(Asset(filename), "_filename")
         super().__init__(key_dtype, value_dtype)
 
     def initialize(self, table: LookupInterface) -> Any:
         """Read the file into ``table`` (InitializeTableFromTextFileV2)."""
         check_table_dtypes(table, self.key_dtype, self.value_dtype)
         with op_scope(self._name, "text_file_init", (table.resource_handle,)):
-            filename = convert_to_tensor(self._filename_arg, dtypes.string, name="asset_filepath")
+            source = self._filename.asset_path if self._filename is not None else self._filename_arg
+            filename = convert_to_tensor(source, dtypes.string, name="asset_filepath")
             init_op = apply_stateful_op(
                 "InitializeTableFromTextFileV2", None, table_handle=table.resource_handle, filename=filename,
                 key_index=self._key_index, value_index=self._value_index,
@@ -408,6 +458,17 @@ class StaticVocabularyTable(LookupInterface):
     def name(self) -> str | None:
         """The name given, else the inner table's op name (None eagerly)."""
         return self._table_name
+
+    @property
+    def _saved_model_resource(self) -> bool:  # type: ignore[override]
+        return self._table is not None  # without a vocabulary there is no table, only hashing
+
+    @property
+    def _table_op(self) -> Any:
+        return self._table._table_op if self._table is not None else None
+
+    def _initialize(self) -> Any:
+        return self._table._initialize() if self._table is not None else None
 
     def size(self, name: str | None = None) -> Any:
         """The vocabulary's size plus the number of buckets."""
@@ -524,6 +585,36 @@ class MutableHashTable(LookupInterface):
     # ------------------------------------------------------------------ checkpoints
 
     _legacy_saveable_name = "table"  # TF's checkpoint keys: <path>/.ATTRIBUTES/table-keys and table-values
+
+    def _saveable_functions(self) -> dict[str, tuple[Any, Any]]:
+        """The saveable's save and restore functions a SavedModel holds for the entries (TF's ``save_fn``:
+        the tensors with their checkpoint names; ``restore_fn``: import them), by saveable name."""
+        from modtensor.api.function import function
+        from modtensor.framework.tensor import TensorSpec
+
+        if not self._checkpoint:
+            return {}
+        cached = self.__dict__.get("_saveables")
+        if cached is not None:
+            return cached
+
+        def save_fn(checkpoint_key: Any) -> list[dict[str, Any]]:
+            keys, values = self.export()
+            return [{"tensor": tensor, "slice_spec": convert_to_tensor(""), "name": checkpoint_key + suffix}
+                    for tensor, suffix in ((keys, "-keys"), (values, "-values"))]  # fmt: skip
+
+        def restore_fn(restored_tensors_0: Any, restored_tensors_1: Any) -> Any:
+            apply_stateful_op("LookupTableImportV2", None, table_handle=self.resource_handle, keys=restored_tensors_0,
+                              values=restored_tensors_1)  # fmt: skip
+            return convert_to_tensor(1)
+
+        save = function(save_fn, input_signature=[TensorSpec([], dtypes.string, "checkpoint_key")])
+        restored = [TensorSpec(None, self._key_dtype, "restored_tensors_0"),
+                    TensorSpec(None, self._value_dtype, "restored_tensors_1")]  # fmt: skip
+        restore = function(restore_fn, input_signature=restored)
+        cached = {"table": (save.get_concrete_function(), restore.get_concrete_function())}
+        object.__setattr__(self, "_saveables", cached)
+        return cached
 
     def _serialize_to_tensors(self) -> dict[str, Any]:
         if not self._checkpoint:

@@ -436,10 +436,26 @@ class _Saver:
                     queue.append(child)
                 out.append((name, ids[id(child)]))
             refs.append(out)
+        # a resource's saveable functions (a mutable table's save_fn and restore_fn): nodes of their own, after
+        # the rest, as TF places them
+        saveables: dict[int, dict[str, tuple[int, int]]] = {}
+        for node_id, obj in enumerate(list(nodes)):
+            functions = obj._saveable_functions() if _is_resource(obj) and hasattr(obj, "_saveable_functions") else {}
+            for name, pair in functions.items():
+                ids_of = []
+                for concrete in pair:
+                    ids[id(concrete)] = len(nodes)
+                    ids_of.append(len(nodes))
+                    nodes.append(concrete)
+                    refs.append([])
+                saveables.setdefault(node_id, {})[name] = (ids_of[0], ids_of[1])
         # a traced function captures a variable's handle tensor, a restored one the variable itself
         variables_by_handle = {id(n.handle): i for i, n in enumerate(nodes) if _is_variable(n)}
         variables_by_handle.update({id(n): i for i, n in enumerate(nodes) if _is_variable(n)})
+        # a function using a lookup table captures its handle: bound to the table's resource node
+        variables_by_handle.update({id(n.resource_handle): i for i, n in enumerate(nodes) if _is_resource(n)})
         assets = {id(n.asset_path): i for i, n in enumerate(nodes) if isinstance(n, _asset_type())}
+        self.nodes = nodes
         graph = self.meta.object_graph_def
         for node_id, obj in enumerate(nodes):
             saved = graph.nodes.add()
@@ -448,6 +464,9 @@ class _Saver:
                 if _is_function(obj):
                     saved.dependencies.add(node_id=child, local_name=name)
             self._describe(obj, saved, variables_by_handle, assets)
+            for name, (save_id, restore_id) in saveables.get(node_id, {}).items():
+                saved.saveable_objects[name].save_function = save_id
+                saved.saveable_objects[name].restore_function = restore_id
         for concrete_id, trace in self.traces.items():
             del concrete_id
             self._concrete_entry(trace, variables_by_handle, assets)
@@ -510,6 +529,9 @@ class _Saver:
             return
         if isinstance(obj, _asset_type()):
             self._asset(obj, saved)
+            return
+        if _is_resource(obj):  # its functions (_create_resource, _initialize, ...) are its children
+            saved.resource.SetInParent()
             return
         if _is_function(obj):
             traces = [self._trace(c) for c in _traces_of(obj)]
@@ -588,6 +610,7 @@ class _Saver:
             handle.attr["debug_name"].s = (name + "/").encode()
             handle.attr["allowed_devices"].list.SetInParent()
             handle_nodes[node_id] = name
+        handle_nodes.update(self._resource_nodes(names))
         for wrapper in self.wrappers:
             signature = self.meta.signature_def[wrapper.key]
             signature.method_name = PREDICT_METHOD_NAME
@@ -619,9 +642,53 @@ class _Saver:
                 info.dtype = tensor.dtype.as_datatype_enum
                 info.tensor_shape.CopyFrom(tensor.shape.as_proto())
         noop = graph.node.add(name=names("NoOp"), op="NoOp")
+        noop.input.extend(f"^{call}" for call in self._initializer_calls(names, handle_nodes))
         init = self.meta.signature_def[INIT_OP_SIGNATURE_KEY].outputs[INIT_OP_SIGNATURE_KEY]
         init.name = noop.name
         init.tensor_shape.unknown_rank = True
+
+    def _resource_nodes(self, names: Any) -> dict[int, str]:
+        """Graph nodes for what signatures and initializers capture besides variables, by object node id: each
+        resource's op (a lookup table's HashTableV2 with its shared name), constant's Const and asset's path."""
+        from modtensor.framework.attr_value import to_attr_value
+
+        graph = self.meta.graph_def
+        found = {}
+        for node_id, node in enumerate(self.meta.object_graph_def.nodes):
+            if node.WhichOneof("kind") == "constant":
+                found[node_id] = node.constant.operation
+            elif node.WhichOneof("kind") == "asset":  # its path's node (TF 1 loaders feed the file's path)
+                found[node_id] = self.meta.asset_file_def[node.asset.asset_file_def_index].tensor_info.name[:-2]
+            elif node.WhichOneof("kind") == "resource":
+                op, name, attrs = self.nodes[node_id]._table_op
+                table = graph.node.add(name=names(name), op=op)
+                for key, value in attrs.items():
+                    table.attr[key].CopyFrom(to_attr_value(value))
+                found[node_id] = table.name
+        return found
+
+    def _initializer_calls(self, names: Any, handle_nodes: dict[int, str]) -> list[str]:
+        """A call of every resource's ``_initialize`` function (what ``__saved_model_init_op`` runs for TF 1
+        loaders and TF Serving), with the nodes of what it captures."""
+        graph, object_graph = self.meta.graph_def, self.meta.object_graph_def
+        calls = []
+        for node in object_graph.nodes:
+            if node.WhichOneof("kind") != "resource":
+                continue
+            child = next((c.node_id for c in node.children if c.local_name == "_initialize"), None)
+            if child is None or not object_graph.nodes[child].function.concrete_functions:
+                continue
+            concrete = object_graph.nodes[child].function.concrete_functions[0]
+            function = self.library[concrete]
+            call = graph.node.add(name=names("StatefulPartitionedCall"), op="StatefulPartitionedCall")
+            call.input.extend(handle_nodes[b] for b in object_graph.concrete_functions[concrete].bound_inputs)
+            call.attr["f"].func.name = function.signature.name
+            call.attr["Tin"].list.type.extend(a.type for a in function.signature.input_arg)
+            call.attr["Tout"].list.type.extend(a.type for a in function.signature.output_arg)
+            for attr in ("config", "config_proto", "executor_type"):
+                call.attr[attr].s = b""
+            calls.append(call.name)
+        return calls
 
     def write(self) -> None:
         from modtensor import __version__
@@ -654,6 +721,11 @@ def _is_variable(obj: Any) -> bool:
     from modtensor.api.variables import Variable
 
     return isinstance(obj, Variable)
+
+
+def _is_resource(obj: Any) -> bool:
+    """An object TF saves as a resource node (a lookup table), not a variable."""
+    return bool(getattr(obj, "_saved_model_resource", False)) and not _is_variable(obj)
 
 
 def _asset_type() -> type:
