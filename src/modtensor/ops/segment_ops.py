@@ -24,7 +24,7 @@ def _segment_shape(ctx: InferenceContext) -> None:
     ctx.set_output(0, ctx.concatenate(ctx.vector(None), ctx.subshape(data, 1)))
 
 
-def _unsorted_segment_shape(ctx: InferenceContext) -> None:
+def unsorted_segment_shape(ctx: InferenceContext) -> None:
     """``[num_segments] + data.shape[rank(segment_ids):]`` with data's leading dims merged with segment_ids'."""
     data, ids = ctx.input(0), ctx.input(1)
     ctx.with_rank(ctx.input(2), 0)
@@ -62,7 +62,7 @@ for _name, _types, _indices in (
         .attr(f"T: {_types}")
         .attr(f"Tindices: {_indices}")
         .attr("Tnumsegments: {int32, int64} = DT_INT32")
-        .set_shape_fn(_unsorted_segment_shape)
+        .set_shape_fn(unsorted_segment_shape)
     )
 
 for _name in ("Cumsum", "Cumprod"):

@@ -13,6 +13,7 @@ from modtensor.framework import common_shapes
 from modtensor.framework.op_registry import register_op
 from modtensor.framework.shape_inference import InferenceContext
 from modtensor.ops._shape_errors import invalid
+from modtensor.ops.segment_ops import unsorted_segment_shape
 
 
 def _split_shape(ctx: InferenceContext) -> None:
@@ -222,18 +223,6 @@ register_op("RegexFullMatch").input("input: string").input("pattern: string").ou
 )
 
 
-def _unsorted_segment_join_shape(ctx: InferenceContext) -> None:
-    """TF's UnsortedSegmentReductionShapeFn: ``[num_segments] + inputs.shape[rank(segment_ids):]``."""
-    data, ids = ctx.input(0), ctx.input(1)
-    ctx.with_rank(ctx.input(2), 0)
-    if ids.dims is None:
-        ctx.set_output(0, ctx.unknown_shape())
-        return
-    data, ids = ctx.merge_prefix(data, ids)
-    num_segments = ctx.make_dim_for_scalar_input(2)
-    ctx.set_output(0, ctx.concatenate(ctx.vector(num_segments), ctx.subshape(data, len(ids.dims))))
-
-
 (
     register_op("UnsortedSegmentJoin")
     .input("inputs: string")
@@ -243,7 +232,7 @@ def _unsorted_segment_join_shape(ctx: InferenceContext) -> None:
     .attr("separator: string = ''")
     .attr("Tindices: {int32,int64}")
     .attr("Tnumsegments: {int32,int64} = DT_INT32")
-    .set_shape_fn(_unsorted_segment_join_shape)
+    .set_shape_fn(unsorted_segment_shape)  # TF's UnsortedSegmentReductionShapeFn
 )
 
 
