@@ -112,6 +112,14 @@ class LookupTable(ResourceBase):
             )
         self.check_readable()
         flat_keys = keys.reshape(-1).tolist()
+        if not self.value_shape and default.ndim == 0:  # scalar values, one default: one dict lookup per key
+            fallback = default[()]
+            with self.mu:
+                get = self.entries.get
+                found = [get(key, fallback) for key in flat_keys]
+            out = np.empty(len(found), dtype=default.dtype)
+            out[:] = found
+            return out.reshape(full)
         row = int(np.prod(self.value_shape, dtype=np.int64))
         out = np.empty((len(flat_keys), row), dtype=default.dtype)
         per_key = tuple(default.shape) == full and full != self.value_shape
