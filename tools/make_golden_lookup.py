@@ -72,6 +72,12 @@ CASES: list[tuple[str, str, str]] = [
      "['zero', 'one']), 'UNK')\nt.lookup(tf.constant([1, 2, 0], tf.int64))", "e"),
     ("lookup_static_scalar_key", f"{STATIC}t.lookup(tf.constant('b'))", "e"),
     ("lookup_static_empty_keys", f"{STATIC}t.lookup(tf.constant([], tf.string))", "e"),
+    ("lookup_static_ragged", f"{STATIC}r = t.lookup(tf.strings.split(tf.constant(['a b', 'c x y', ''])))\n"
+     "[r.flat_values, r.row_splits]", "e"),
+    ("lookup_static_sparse",
+     f"{STATIC}r = t.lookup(tf.SparseTensor([[0, 1], [2, 0]], ['c', 'q'], [3, 2]))\n"
+     "[r.indices, r.values, r.dense_shape]",
+     "e"),
     ("lookup_static_wrong_key_dtype", f"{STATIC}t.lookup(tf.constant([1, 2]))", "e"),
     ("lookup_static_default_not_scalar",
      f"t = tf.lookup.StaticHashTable({KV}, [-1, -2])\nt.lookup(tf.constant(['a']))", "e"),
@@ -179,6 +185,10 @@ CASES: list[tuple[str, str, str]] = [
      "init = tf.lookup.KeyValueTensorInitializer(tf.constant([42, 7], tf.int64), tf.constant([0, 1], tf.int64))\n"
      "t = tf.lookup.StaticVocabularyTable(init, 3, lookup_key_dtype=tf.int32)\n"
      "t.lookup(tf.constant([7, 42, 5, -1]))", "e"),
+    ("lookup_vocab_ragged",
+     "init = tf.lookup.KeyValueTensorInitializer(['a', 'b'], tf.constant([0, 1], tf.int64))\n"
+     "r = tf.lookup.StaticVocabularyTable(init, 2).lookup(tf.strings.split(tf.constant(['a b', 'b c d'])))\n"
+     "[r.flat_values, r.row_splits]", "e"),
     ("lookup_vocab_no_initializer",
      "t = tf.lookup.StaticVocabularyTable(None, 4)\n[t.lookup(tf.constant(['x', 'y'])), t.size()]", "e"),
     ("lookup_vocab_zero_buckets", f"tf.lookup.StaticVocabularyTable({KV}, 0)", "e"),

@@ -188,18 +188,23 @@ class LookupInterface(trackable.Trackable):
 
 
 def _keys_of(keys: Any) -> Any:
-    """The dense keys of a dense or sparse ``keys``."""
+    """The dense keys of a dense, sparse or ragged ``keys`` (TF looks up a composite's values)."""
+    from modtensor.api.ragged import RaggedTensor
     from modtensor.api.sparse_tensor import SparseTensor
 
-    return keys.values if isinstance(keys, SparseTensor) else keys
+    return keys.values if isinstance(keys, (SparseTensor, RaggedTensor)) else keys
 
 
 def _like(keys: Any, values: Any) -> Any:
-    """``values`` in the form of ``keys`` (a SparseTensor of the same indices, or the dense tensor)."""
+    """``values`` in the form of ``keys`` (a SparseTensor of the same indices, a RaggedTensor of the same rows, or
+    the dense tensor)."""
+    from modtensor.api.ragged import RaggedTensor
     from modtensor.api.sparse_tensor import SparseTensor
 
     if isinstance(keys, SparseTensor):
         return SparseTensor(keys.indices, values, keys.dense_shape)
+    if isinstance(keys, RaggedTensor):
+        return keys.with_values(values)
     return values
 
 
