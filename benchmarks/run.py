@@ -36,6 +36,7 @@ BENCHMARKS = [
     "data_pipeline",
     "image_codecs",
     "spectral",
+    "lookup_tables",
     "checkpoint_io",
     "training",
 ]

@@ -1,12 +1,15 @@
 """FarmHash ``Fingerprint64`` (farmhashna::Hash64), the hash TensorFlow's StringToHashBucketFast buckets by.
 
 A fingerprint is part of the data format: a model exported by TF hashes its vocabulary with
-it, so the same strings must land in the same buckets here. Pure Python over 64-bit ints.
+it, so the same strings must land in the same buckets here. Python over 64-bit ints, and numpy over uint64 arrays
+for many short strings at once.
 """
 
 from __future__ import annotations
 
 import struct
+
+import numpy as np
 
 _MASK = (1 << 64) - 1
 K0 = 0xC3A5C85C97CB3127
@@ -153,3 +156,71 @@ def fingerprint64(s: bytes) -> int:
         (_hash_len16(v[1], w[1], mul) + x) & _MASK,
         mul,
     )
+
+
+def _rotate_array(v: np.ndarray, shift: int) -> np.ndarray:
+    return (v >> np.uint64(shift)) | (v << np.uint64(64 - shift))
+
+
+def _hash_len16_array(u: np.ndarray, v: np.ndarray, mul: np.ndarray) -> np.ndarray:
+    a = (u ^ v) * mul
+    a ^= a >> np.uint64(47)
+    b = (v ^ a) * mul
+    b ^= b >> np.uint64(47)
+    return b * mul
+
+
+def _read(padded: np.ndarray, start: np.ndarray, width: int) -> np.ndarray:
+    """The little-endian ``width``-byte word of each row of ``padded`` at byte ``start`` (per row)."""
+    columns = start[:, None] + np.arange(width)
+    raw = np.ascontiguousarray(np.take_along_axis(padded, columns, axis=1))
+    return raw.view("<u8" if width == 8 else "<u4").reshape(-1).astype(np.uint64)
+
+
+def fingerprint64_many(strings: list[bytes]) -> np.ndarray:
+    """``fingerprint64`` of each string as a uint64 array. Strings of up to 16 bytes (words, tokens: nearly every
+    vocabulary) are hashed together in numpy uint64 arithmetic, which wraps as the C code does; longer ones one
+    by one."""
+    out = np.empty(len(strings), dtype=np.uint64)
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    short = np.flatnonzero(lengths <= 16)
+    for i in np.flatnonzero(lengths > 16).tolist():
+        out[i] = fingerprint64(strings[i])
+    if short.size == 0:
+        return out
+    n = lengths[short]
+    padded = np.zeros((short.size, 16), dtype=np.uint8)
+    chosen = strings if short.size == len(strings) else [strings[i] for i in short.tolist()]
+    flat = np.frombuffer(b"".join(chosen), dtype=np.uint8)
+    rows = np.repeat(np.arange(short.size), n)
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    padded[rows, np.arange(flat.size) - np.repeat(starts, n)] = flat
+    n64 = n.astype(np.uint64)
+    mul = np.uint64(K2) + n64 * np.uint64(2)
+    result = np.full(short.size, K2, dtype=np.uint64)  # the empty string
+    with np.errstate(over="ignore"):
+        long8 = n >= 8
+        if long8.any():
+            p, m, k = padded[long8], mul[long8], n[long8]
+            a = _read(p, np.zeros_like(k), 8) + np.uint64(K2)
+            b = _read(p, k - 8, 8)
+            c = _rotate_array(b, 37) * m + a
+            d = (_rotate_array(a, 25) + b) * m
+            result[long8] = _hash_len16_array(c, d, m)
+        mid = (n >= 4) & (n < 8)
+        if mid.any():
+            p, m, k = padded[mid], mul[mid], n[mid]
+            a = _read(p, np.zeros_like(k), 4)
+            result[mid] = _hash_len16_array(k.astype(np.uint64) + (a << np.uint64(3)), _read(p, k - 4, 4), m)
+        tiny = (n > 0) & (n < 4)
+        if tiny.any():
+            p, k = padded[tiny], n[tiny]
+            first = p[:, 0].astype(np.uint64)
+            middle = p[np.arange(k.size), k >> 1].astype(np.uint64)
+            last = p[np.arange(k.size), k - 1].astype(np.uint64)
+            y = (first + (middle << np.uint64(8))) & np.uint64(0xFFFFFFFF)
+            z = (k.astype(np.uint64) + (last << np.uint64(2))) & np.uint64(0xFFFFFFFF)
+            mixed = (y * np.uint64(K2)) ^ (z * np.uint64(K0))
+            result[tiny] = (mixed ^ (mixed >> np.uint64(47))) * np.uint64(K2)
+    out[short] = result
+    return out

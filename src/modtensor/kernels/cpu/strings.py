@@ -19,7 +19,7 @@ from modtensor.framework import dtypes
 from modtensor.framework.errors import OutOfRangeError
 from modtensor.kernels.cpu.elementwise import as_numpy_dtype
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
-from modtensor.kernels.cpu.farmhash import fingerprint64
+from modtensor.kernels.cpu.farmhash import fingerprint64_many
 
 _WHITESPACE = b" \t\n\r\v\f"
 
@@ -225,8 +225,8 @@ def static_regex_replace(input: np.ndarray, pattern: Any, rewrite: Any, replace_
 def string_to_hash_bucket_fast(input: np.ndarray, num_buckets: int) -> np.ndarray:  # noqa: A002
     """StringToHashBucketFast: FarmHash Fingerprint64 of each string modulo ``num_buckets``."""
     strings = _strings(input)
-    flat = [fingerprint64(_bytes(s)) % num_buckets for s in strings.reshape(-1)]
-    return np.asarray(flat, dtype=np.int64).reshape(strings.shape)
+    hashes = fingerprint64_many([_bytes(s) for s in strings.reshape(-1)])
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(strings.shape)
 
 
 def _utf8_offsets(s: bytes) -> list[int]:
