@@ -40,6 +40,7 @@ from modtensor.api.image_color_ops import (
 from modtensor.api.image_ops import (
     ResizeMethod,
     central_crop,
+    combined_non_max_suppression,
     crop_to_bounding_box,
     flip_left_right,
     flip_up_down,
@@ -111,6 +112,7 @@ __all__ = [
     "random_saturation",
     "non_max_suppression",
     "non_max_suppression_with_scores",
+    "combined_non_max_suppression",
     "resize",
     "resize_with_crop_or_pad",
     "resize_with_pad",

@@ -12,8 +12,9 @@ from modtensor.api import image_checks as checks
 from modtensor.api import math_ops as math
 from modtensor.api.dispatch import apply_op
 from modtensor.api.op_scope import constant_value, convert_to_tensor, is_tensor, op_scope
-from modtensor.framework import dtypes, tensor_shape
+from modtensor.framework import dtypes, op_def_library, tensor_shape
 from modtensor.framework.graph import SymbolicTensor
+from modtensor.framework.op_registry import global_registry
 from modtensor.framework.tensor import Tensor
 
 __all__: list[str] = []
@@ -457,3 +458,24 @@ def non_max_suppression_with_scores(boxes: Any, scores: Any, max_output_size: An
             pad_to_max_output_size=False,
         )  # fmt: skip
         return indices, kept_scores
+
+
+def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_class: Any, max_total_size: Any,
+                                 iou_threshold: Any = 0.5, score_threshold: Any = float("-inf"),
+                                 pad_per_class: bool = False, clip_boxes: bool = True,
+                                 name: str | None = None) -> Any:  # fmt: skip
+    """Greedy non-max suppression per image and class (``boxes [batch, n, q, 4]`` shared by all classes when q is
+    1), each image's kept boxes merged best score first: TF's CombinedNonMaxSuppression namedtuple ``(nmsed_boxes,
+    nmsed_scores, nmsed_classes, valid_detections)``, zero-padded to ``max_total_size``."""
+    with op_scope(name, "combined_non_max_suppression", []):
+        iou_threshold = convert_to_tensor(iou_threshold, dtype=dtypes.float32, name="iou_threshold")
+        score_threshold = convert_to_tensor(score_threshold, dtype=dtypes.float32, name="score_threshold")
+        # no dtype, as TF: a size past int32 becomes int64 and fails the op's int32 input
+        max_total_size = convert_to_tensor(max_total_size)
+        outputs = apply_op(
+            "CombinedNonMaxSuppression", boxes=boxes, scores=scores,
+            max_output_size_per_class=max_output_size_per_class, max_total_size=max_total_size,
+            iou_threshold=iou_threshold, score_threshold=score_threshold, pad_per_class=pad_per_class,
+            clip_boxes=clip_boxes,
+        )  # fmt: skip
+        return op_def_library.wrapper_outputs(global_registry().get("CombinedNonMaxSuppression").op_def, list(outputs))

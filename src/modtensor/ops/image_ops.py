@@ -4,7 +4,8 @@ AdjustSaturation, RGBToHSV, HSVToRGB and ExtractImagePatches.
 OpDefs equal TensorFlow 2.21's registered ones; the resize shape function is TF's
 ResizeShapeFn: ``[batch, size[0], size[1], channels]`` with ``size`` read when constant;
 the Adjust* ops keep their input's shape (rank >= 3); the colour-space conversions TF's
-ColorspaceShapeFn (rank >= 1, last dim 3); ExtractImagePatches TF's windowed patch shape.
+ColorspaceShapeFn (rank >= 1, last dim 3); ExtractImagePatches TF's windowed patch shape; the non-max
+suppression ops (NonMaxSuppressionV3-V5, CombinedNonMaxSuppression) TF's NMS shape functions.
 """
 
 from __future__ import annotations
@@ -224,4 +225,59 @@ def _nms_soft_shape(ctx: InferenceContext) -> None:
     .attr("T: {half, float} = DT_FLOAT")
     .attr("pad_to_max_output_size: bool = false")
     .set_shape_fn(_nms_soft_shape)
+)
+
+
+def _combined_nms_shape(ctx: InferenceContext) -> None:
+    """TF's CombinedNMSShapeFn: ``boxes [batch, n, q, 4]``, ``scores [batch, n, classes]`` and scalars; outputs
+    ``[batch, size, 4]``, ``[batch, size]`` twice and ``[batch]``, ``size`` the constant ``max_total_size`` (with
+    ``pad_per_class`` at most ``max_output_size_per_class * classes``)."""
+    boxes = ctx.with_rank(ctx.input(0), 4)
+    scores = ctx.with_rank(ctx.input(1), 3)
+    for i in range(2, 6):
+        ctx.with_rank(ctx.input(i), 0)
+    ctx.merge_dim(ctx.dim(boxes, 0), ctx.dim(scores, 0))
+    ctx.merge_dim(ctx.dim(boxes, 1), ctx.dim(scores, 1))
+    ctx.with_value(ctx.dim(boxes, 3), 4)
+    q, classes = ctx.value(ctx.dim(boxes, 2)), ctx.value(ctx.dim(scores, 2))
+    if q is not None and classes is not None and q not in (1, classes):
+        raise invalid("third dimension of boxes must be either 1 or equal to the third dimension of scores")
+    # TF's refiner runs the function first without constants, then again with the two it asked for: its errors
+    # below name both
+    ctx.input_tensor(2)
+    ctx.input_tensor(3)
+    total = ctx.value(ctx.make_dim_for_scalar_input(3))
+    if total is not None and total <= 0:
+        raise invalid("max_total_size should be > 0 ")
+    per_class = ctx.value(ctx.make_dim_for_scalar_input(2))
+    size = total
+    if ctx.get_attr("pad_per_class"):
+        if per_class is not None and per_class <= 0:
+            raise invalid("max_output_size_per_class must be > 0 if pad_per_class is set to true ")
+        # TF takes min(-1 for an unknown total, ...): unknown unless both sizes and the class count are known
+        size = None
+        if per_class is not None and classes is not None:
+            size = None if total is None else min(total, per_class * classes)
+    batch = ctx.dim(boxes, 0)
+    ctx.set_output(0, ctx.make_shape([batch, size, 4]))
+    ctx.set_output(1, ctx.make_shape([batch, size]))
+    ctx.set_output(2, ctx.make_shape([batch, size]))
+    ctx.set_output(3, ctx.vector(batch))
+
+
+(
+    register_op("CombinedNonMaxSuppression")
+    .input("boxes: float")
+    .input("scores: float")
+    .input("max_output_size_per_class: int32")
+    .input("max_total_size: int32")
+    .input("iou_threshold: float")
+    .input("score_threshold: float")
+    .output("nmsed_boxes: float")
+    .output("nmsed_scores: float")
+    .output("nmsed_classes: float")
+    .output("valid_detections: int32")
+    .attr("pad_per_class: bool = false")
+    .attr("clip_boxes: bool = true")
+    .set_shape_fn(_combined_nms_shape)
 )
