@@ -48,19 +48,21 @@ AUDIO = GOLDEN.parent / "audio"
 ARRAY = GOLDEN.parent / "array_ops"
 # tf.io.decode_csv (ids "csv_..."), by tools/make_golden_csv.py.
 CSV = GOLDEN.parent / "csv"
-# tf.image.non_max_suppression(_with_scores) (ids "nms_..."), by tools/make_golden_nms.py.
+# tf.image.non_max_suppression(_with_scores), combined_non_max_suppression (ids "nms_..."), by tools/make_golden_nms.py.
 NMS = GOLDEN.parent / "nms"
 # tf.lookup's tables (ids "lookup_..."), by tools/make_golden_lookup.py.
 LOOKUP = GOLDEN.parent / "lookup"
 # tf.strings.strip/ngrams/regex_full_match/..., tf.io base64, tf.fingerprint (ids "textop_..."),
 # by tools/make_golden_text_ops.py.
 TEXT_OPS = GOLDEN.parent / "text_ops"
+# tf.strings.unicode_* (ids "unicode_..."), by tools/make_golden_unicode.py.
+UNICODE = GOLDEN.parent / "unicode"
 
 
 def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
     for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO,
-                  AUDIO, ARRAY, CSV, NMS, TEXT_OPS, LOOKUP):
+                  AUDIO, ARRAY, CSV, NMS, TEXT_OPS, LOOKUP, UNICODE):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

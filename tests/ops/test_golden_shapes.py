@@ -40,8 +40,9 @@ FILE_OPS = GOLDEN.parent / "file_io" / "ops"  # MatchingFiles (tools/make_golden
 AUDIO_OPS = GOLDEN.parent / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CSV_OPS = GOLDEN.parent / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
-NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
+NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5, CombinedNonMaxSuppression (tools/make_golden_nms.py)
 TEXT_OPS = GOLDEN.parent / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
+UNICODE_OPS = GOLDEN.parent / "unicode" / "ops"  # UnicodeDecode, ..., UnicodeScript (tools/make_golden_unicode.py)
 LOOKUP_OPS = GOLDEN.parent / "lookup" / "ops"  # hash tables (tools/make_golden_lookup.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
@@ -60,6 +61,7 @@ CASES = [
     *json.loads((CSV_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((NMS_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((TEXT_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((UNICODE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((LOOKUP_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
@@ -79,6 +81,7 @@ OP_DEFS = (
     CSV_OPS / "op_defs.pbtxt",
     NMS_OPS / "op_defs.pbtxt",
     TEXT_OPS / "op_defs.pbtxt",
+    UNICODE_OPS / "op_defs.pbtxt",
     LOOKUP_OPS / "op_defs.pbtxt",
 )
 

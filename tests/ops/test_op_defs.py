@@ -48,10 +48,12 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "array_ops" / "ops" / "op_defs.pbtxt",
     # DecodeCSV (tools/make_golden_csv.py)
     Path(__file__).resolve().parent.parent / "golden" / "csv" / "ops" / "op_defs.pbtxt",
-    # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
+    # NonMaxSuppressionV3-V5, CombinedNonMaxSuppression (tools/make_golden_nms.py)
     Path(__file__).resolve().parent.parent / "golden" / "nms" / "ops" / "op_defs.pbtxt",
     # StringStrip, StringNGrams, base64, hashes, Fingerprint, RegexFullMatch, ... (tools/make_golden_text_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "text_ops" / "ops" / "op_defs.pbtxt",
+    # UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode, UnicodeScript (tools/make_golden_unicode.py)
+    Path(__file__).resolve().parent.parent / "golden" / "unicode" / "ops" / "op_defs.pbtxt",
     # the hash-table ops (tools/make_golden_lookup.py)
     Path(__file__).resolve().parent.parent / "golden" / "lookup" / "ops" / "op_defs.pbtxt",
 ]

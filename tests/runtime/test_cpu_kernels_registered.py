@@ -46,8 +46,9 @@ FILE_OPS = GOLDEN / "file_io" / "ops"  # MatchingFiles (tools/make_golden_file_i
 AUDIO_OPS = GOLDEN / "audio" / "ops"  # DecodeWav, EncodeWav (tools/make_golden_audio.py)
 ARRAY_OPS = GOLDEN / "array_ops" / "ops"  # partition, stitch, reverse_sequence (tools/make_golden_array_ops.py)
 CSV_OPS = GOLDEN / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
-NMS_OPS = GOLDEN / "nms" / "ops"  # NonMaxSuppressionV3-V5 (tools/make_golden_nms.py)
+NMS_OPS = GOLDEN / "nms" / "ops"  # NonMaxSuppressionV3-V5, CombinedNonMaxSuppression (tools/make_golden_nms.py)
 TEXT_OPS = GOLDEN / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
+UNICODE_OPS = GOLDEN / "unicode" / "ops"  # UnicodeDecode, ..., UnicodeScript (tools/make_golden_unicode.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -65,6 +66,7 @@ TF_CPU = {
     **json.loads((CSV_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((NMS_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((TEXT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((UNICODE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -84,6 +86,7 @@ CASES = [
         CSV_OPS / "kernels",
         NMS_OPS / "kernels",
         TEXT_OPS / "kernels",
+        UNICODE_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

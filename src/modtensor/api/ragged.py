@@ -1,10 +1,11 @@
 """A minimal ``tf.RaggedTensor``: rows of different lengths as flat ``values`` plus int64 ``row_splits``.
 
-Enough for what ``tf.strings.split``, ``bytes_split`` and ``ngrams`` return: for a vector one ragged dimension;
+Enough for what ``tf.strings.split``, ``bytes_split``, ``ngrams`` and the ``unicode_*`` ops return: for a vector
+one ragged dimension;
 for a tensor of rank N >= 2 an N + 1 rank RaggedTensor whose outer dimensions are the input's (rows
 of uniform length, ``values`` itself a RaggedTensor, as TF's ``with_flat_values`` over
 ``from_tensor``). ``values``, ``flat_values``, ``row_splits``, ``nested_row_splits``,
-``ragged_rank``, ``with_values()``, ``row_lengths()``, ``nrows()``, ``to_list()`` (eager),
+``ragged_rank``, ``with_values()``, ``with_flat_values()``, ``row_lengths()``, ``nrows()``, ``to_list()`` (eager),
 ``to_tensor(default_value)``. The rest of TF's ragged API (ragged ops, ragged outer dimensions of
 different lengths) is not built.
 """
@@ -76,6 +77,11 @@ class RaggedTensor:
     def with_values(self, values: Tensor | RaggedTensor) -> RaggedTensor:
         """This RaggedTensor's row partition over other ``values`` (as many rows of values as before)."""
         return RaggedTensor(values, self._row_splits, self._sparse_indices, self._nrows, self._uniform_row_length)
+
+    def with_flat_values(self, flat_values: Tensor | RaggedTensor) -> RaggedTensor:
+        """This RaggedTensor's row partitions, every ragged dimension, over other innermost values."""
+        inner = self._values
+        return self.with_values(inner.with_flat_values(flat_values) if isinstance(inner, RaggedTensor) else flat_values)
 
     @property
     def values(self) -> Tensor | RaggedTensor:

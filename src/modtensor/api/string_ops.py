@@ -1,6 +1,7 @@
 """``tf.strings``: join, length, split, regex_replace, to_number, to_hash_bucket_fast, substr, lower, upper,
 as_string, reduce_join; strip, ngrams, regex_full_match, to_hash_bucket, to_hash_bucket_strong, unsorted_segment_join,
-and ``tf.io``'s encode_base64/decode_base64 and ``tf.fingerprint``.
+``tf.io``'s encode_base64/decode_base64 and ``tf.fingerprint``; unicode_decode(_with_offsets),
+unicode_split(_with_offsets), unicode_encode, unicode_transcode and unicode_script.
 
 TensorFlow 2's signatures over the string ops; ``split`` of a scalar is a vector and of a
 vector a :class:`~modtensor.api.ragged.RaggedTensor`, as in TF. ``regex_replace`` with
@@ -280,3 +281,156 @@ def _ragged_ngrams(data: RaggedTensor, attrs: dict[str, Any]) -> RaggedTensor:
         return data.with_values(_ragged_ngrams(values, attrs))
     grams, splits = apply_op("StringNGrams", data=values, data_splits=data.row_splits, **attrs)
     return RaggedTensor.from_row_splits(grams, splits)
+
+
+# --------------------------------------------------------------------------- unicode
+
+
+def unicode_script(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """ICU's script code (``UScriptCode``) of each int32 codepoint; -1 for values that are not codepoints
+    (``UnicodeScript``)."""
+    return apply_op("UnicodeScript", name=name, input=input)
+
+
+def unicode_transcode(input: Any, input_encoding: str, output_encoding: str, errors: str = "replace",  # noqa: A002
+                      replacement_char: int = 65533, replace_control_characters: bool = False,
+                      name: str | None = None) -> Tensor:  # fmt: skip
+    """Each string decoded from ``input_encoding`` and encoded in ``output_encoding`` (UTF-8, UTF-16-BE or
+    UTF-32-BE); ill-formed input fails, is replaced by ``replacement_char`` or dropped as ``errors`` says
+    (``UnicodeTranscode``)."""
+    return apply_op("UnicodeTranscode", name=name, input=input, input_encoding=input_encoding,
+                    output_encoding=output_encoding, errors=errors, replacement_char=replacement_char,
+                    replace_control_characters=replace_control_characters)  # fmt: skip
+
+
+def _to_tensor_or_ragged(value: Any, name: str | None = None) -> Tensor | RaggedTensor:
+    return value if isinstance(value, RaggedTensor) else convert_to_tensor(value, name=name)
+
+
+def _nest_uniform(result: RaggedTensor, input: Tensor) -> RaggedTensor:  # noqa: A002
+    """Rows of ``result`` (one per string of the flattened rank >= 2 ``input``) grouped by ``input``'s outer
+    dimensions, each a ragged dimension of uniform row length (TF's ``from_tensor(ragged_rank=rank - 1)``)."""
+    dims = array_ops.shape(input, out_type=dtypes.int64)
+    static = input.shape.as_list()
+    for d in range(input.shape.rank - 1, 0, -1):
+        length = static[d] if static[d] is not None else dims[d]
+        outer = apply_op("Prod", input=dims[:d], reduction_indices=np.int32(0))
+        result = RaggedTensor.from_uniform_row_length(result, length, outer)
+    return result
+
+
+def _unicode_decode(input: Any, input_encoding: str, errors: str, replacement_char: int,  # noqa: A002
+                    replace_control_characters: bool, with_offsets: bool) -> Any:  # fmt: skip
+    """TF's ``_unicode_decode``: the strings decoded as one vector, then given the input's shape again (a scalar's
+    codepoints a dense vector; else a RaggedTensor with one more, ragged, dimension)."""
+    input = _to_tensor_or_ragged(input, name="input")
+    if isinstance(input, RaggedTensor):
+        if input.flat_values.shape.rank != 1:
+            raise NotImplementedError(
+                "tf.strings.unicode_decode: a RaggedTensor whose flat_values have rank "
+                f"{input.flat_values.shape.rank} (only rank 1) is not supported"
+            )
+        rank: int | None = input.ragged_rank + 1
+        flat = array_ops.reshape(input.flat_values, [-1])
+    else:
+        rank = input.shape.rank
+        flat = array_ops.reshape(input, [-1])
+    if rank is None:
+        raise ValueError("Rank of `input` must be statically known.")
+    op = "UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode"
+    outputs = apply_op(op, input=flat, input_encoding=input_encoding, errors=errors,
+                       replacement_char=replacement_char,
+                       replace_control_characters=replace_control_characters)  # fmt: skip
+    splits, values = outputs[0], outputs[1:]
+    if rank == 0:
+        results = list(values)
+    else:
+        results = []
+        for value in values:
+            ragged = RaggedTensor.from_row_splits(value, splits)
+            if isinstance(input, RaggedTensor):
+                ragged = input.with_flat_values(ragged)
+            elif rank > 1:
+                ragged = _nest_uniform(ragged, input)
+            results.append(ragged)
+    return tuple(results) if with_offsets else results[0]
+
+
+def unicode_decode(input: Any, input_encoding: str, errors: str = "replace", replacement_char: int = 0xFFFD,  # noqa: A002
+                   replace_control_characters: bool = False, name: str | None = None) -> Any:  # fmt: skip
+    """The int32 codepoints of each string of ``input`` (``UnicodeDecode``): a vector for a scalar, else a
+    RaggedTensor of one more (ragged) dimension. ``errors`` (strict, replace, ignore) says what ill-formed input
+    does; ``replace_control_characters`` replaces U+0000..U+001F with ``replacement_char`` too."""
+    with op_scope(name, "UnicodeDecode", [input]):
+        return _unicode_decode(input, input_encoding, errors, replacement_char, replace_control_characters, False)
+
+
+def unicode_decode_with_offsets(input: Any, input_encoding: str, errors: str = "replace",  # noqa: A002
+                                replacement_char: int = 0xFFFD, replace_control_characters: bool = False,
+                                name: str | None = None) -> tuple[Any, Any]:  # fmt: skip
+    """``unicode_decode``'s codepoints and the int64 byte offset each starts at in its string
+    (``UnicodeDecodeWithOffsets``)."""
+    with op_scope(name, "UnicodeDecodeWithOffsets", [input]):
+        return _unicode_decode(input, input_encoding, errors, replacement_char, replace_control_characters, True)
+
+
+def _split_chars(codepoints: Any, encoding: str, errors: str, replacement_char: int) -> Any:
+    """Each decoded codepoint as a string of its own in ``encoding`` (TF: ``unicode_encode`` of the codepoints
+    with a last dimension of size 1), in the codepoints' shape."""
+    if isinstance(codepoints, RaggedTensor):
+        return codepoints.with_flat_values(_split_chars(codepoints.flat_values, encoding, errors, replacement_char))
+    return unicode_encode(array_ops.expand_dims(codepoints, -1), encoding, errors, replacement_char)
+
+
+def unicode_split(input: Any, input_encoding: str, errors: str = "replace", replacement_char: int = 0xFFFD,  # noqa: A002
+                  name: str | None = None) -> Any:  # fmt: skip
+    """Each string cut into the substrings that encode its characters (decoded, then each codepoint encoded
+    again in ``input_encoding``): a vector for a scalar, else a RaggedTensor."""
+    with op_scope(name, "UnicodeSplit", [input]):
+        codepoints = _unicode_decode(input, input_encoding, errors, replacement_char, False, False)
+        return _split_chars(codepoints, input_encoding, errors, replacement_char)
+
+
+def unicode_split_with_offsets(input: Any, input_encoding: str, errors: str = "replace",  # noqa: A002
+                               replacement_char: int = 0xFFFD, name: str | None = None) -> tuple[Any, Any]:  # fmt: skip
+    """``unicode_split``'s character substrings and the byte offset each starts at in its string."""
+    with op_scope(name, "UnicodeSplitWithOffsets", [input]):
+        codepoints, offsets = _unicode_decode(input, input_encoding, errors, replacement_char, False, True)
+        return _split_chars(codepoints, input_encoding, errors, replacement_char), offsets
+
+
+def unicode_encode(input: Any, output_encoding: str, errors: str = "replace", replacement_char: int = 65533,  # noqa: A002
+                   name: str | None = None) -> Any:  # fmt: skip
+    """The int32 codepoints of the innermost dimension of ``input`` (a dense tensor or a RaggedTensor) encoded as
+    one string each in ``output_encoding`` (``UnicodeEncode``): ``[D1..DN, chars]`` gives ``[D1..DN]``.
+    Codepoints outside 0..0x10FFFF and surrogates fail, are replaced or dropped as ``errors`` says."""
+    with op_scope(name, "UnicodeEncode", [input]):
+        input = _to_tensor_or_ragged(input)
+
+        def encode(values: Any, splits: Any) -> Tensor:
+            return apply_op("UnicodeEncode", input_values=values, input_splits=splits,
+                            output_encoding=output_encoding, errors=errors,
+                            replacement_char=replacement_char)  # fmt: skip
+
+        if isinstance(input, RaggedTensor):
+            if input.flat_values.shape.rank is not None and input.flat_values.shape.rank > 1:
+                return input.with_flat_values(unicode_encode(input.flat_values, output_encoding, errors,
+                                                             replacement_char))  # fmt: skip
+            if input.ragged_rank > 1:
+                return input.with_values(unicode_encode(input.values, output_encoding, errors, replacement_char))
+            return encode(input.values, input.row_splits)
+        rank = input.shape.rank
+        if rank is None:
+            raise ValueError("Rank of input_tensor must be statically known.")
+        if rank == 0:
+            raise ValueError("input_tensor's rank must be at least 1.")
+        if rank == 1:
+            splits = array_ops.stack([np.int32(0), array_ops.shape(input, out_type=dtypes.int32)[0]])
+            return array_ops.reshape(encode(input, splits), [])
+        if rank == 2:  # TF's RaggedTensor.from_tensor: rows of the same length
+            dims = array_ops.shape(input, out_type=dtypes.int64)
+            splits = apply_op("Range", start=np.int64(0), limit=dims[0] + 1, delta=np.int64(1)) * dims[1]
+            return encode(array_ops.reshape(input, [-1]), splits)
+        dims = array_ops.shape(input)
+        rows = array_ops.reshape(input, array_ops.stack([np.int32(-1), dims[-1]]))
+        return array_ops.reshape(unicode_encode(rows, output_encoding, errors, replacement_char), dims[:-1])

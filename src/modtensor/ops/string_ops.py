@@ -283,3 +283,62 @@ def _fingerprint_shape(ctx: InferenceContext) -> None:
     .attr("T: type")
     .set_shape_fn(_fingerprint_shape)
 )
+
+
+# --------------------------------------------------------------------------- unicode
+
+
+def _unicode_decode_shape(ctx: InferenceContext) -> None:
+    """row_splits ``[input.size + 1]``; the codepoints (and their byte offsets) one vector of unknown length."""
+    ctx.set_output(0, ctx.vector(ctx.add(ctx.num_elements(ctx.input(0)), 1)))
+    chars = ctx.vector(ctx.unknown_dim())
+    for i in range(1, ctx.num_outputs()):
+        ctx.set_output(i, chars)
+
+
+_DECODE_ATTRS = (
+    "input_encoding: string",
+    "errors: {'strict', 'replace', 'ignore'} = 'replace'",
+    "replacement_char: int = 65533",
+    "replace_control_characters: bool = false",
+    "Tsplits: {int32, int64} = DT_INT64",
+)
+for _name, _offsets in (("UnicodeDecode", False), ("UnicodeDecodeWithOffsets", True)):
+    _op = register_op(_name).input("input: string").output("row_splits: Tsplits").output("char_values: int32")
+    if _offsets:
+        _op = _op.output("char_to_byte_starts: int64")
+    for _attr in _DECODE_ATTRS:
+        _op = _op.attr(_attr)
+    _op.set_shape_fn(_unicode_decode_shape)
+
+
+def _unicode_encode_shape(ctx: InferenceContext) -> None:
+    """One string per row: ``[splits.size - 1]``; the codepoints and the splits vectors."""
+    ctx.with_rank(ctx.input(0), 1)
+    splits = ctx.with_rank(ctx.input(1), 1)
+    ctx.set_output(0, ctx.vector(ctx.subtract(ctx.dim(splits, 0), 1)))
+
+
+(
+    register_op("UnicodeEncode")
+    .input("input_values: int32")
+    .input("input_splits: Tsplits")
+    .output("output: string")
+    .attr("errors: {'ignore', 'replace', 'strict'} = 'replace'")
+    .attr("output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}")
+    .attr("replacement_char: int = 65533")
+    .attr("Tsplits: {int32, int64} = DT_INT64")
+    .set_shape_fn(_unicode_encode_shape)
+)
+(
+    register_op("UnicodeTranscode")
+    .input("input: string")
+    .output("output: string")
+    .attr("input_encoding: string")
+    .attr("output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}")
+    .attr("errors: {'strict', 'replace', 'ignore'} = 'replace'")
+    .attr("replacement_char: int = 65533")
+    .attr("replace_control_characters: bool = false")
+    .set_shape_fn(common_shapes.unchanged_shape)
+)
+register_op("UnicodeScript").input("input: int32").output("output: int32").set_shape_fn(common_shapes.unchanged_shape)
