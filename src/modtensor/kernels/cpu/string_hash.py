@@ -16,14 +16,11 @@ import numpy as np
 
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
 from modtensor.kernels.cpu.farmhash import fingerprint64
+from modtensor.kernels.cpu.strings import _bytes
 
 _MASK = (1 << 64) - 1
 _MURMUR_M = 0xC6A4A7935BD1E995
 _HASH64_SEED = 0xDECAFCAFFE
-
-
-def _bytes(value: Any) -> bytes:
-    return value if isinstance(value, bytes) else str(value).encode()
 
 
 def hash64(data: bytes, seed: int = _HASH64_SEED) -> int:

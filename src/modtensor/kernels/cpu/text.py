@@ -15,19 +15,9 @@ import numpy as np
 
 from modtensor.framework.errors import OutOfRangeError
 from modtensor.kernels.cpu.errors import invalid_argument, shape_str
-from modtensor.kernels.cpu.strings import _compile, _text
+from modtensor.kernels.cpu.strings import _bytes, _compile, _objects, _text
 
 _ASCII_WHITESPACE = b" \t\n\v\f\r"
-
-
-def _bytes(value: Any) -> bytes:
-    return value if isinstance(value, bytes) else str(value).encode()
-
-
-def _objects(values: list[bytes], shape: tuple[int, ...]) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out.reshape(shape)
 
 
 def _map(strings: Any, fn: Callable[[bytes], Any]) -> list[Any]:

@@ -22,20 +22,13 @@ import numpy as np
 
 from modtensor.kernels.cpu.elementwise import as_numpy_dtype
 from modtensor.kernels.cpu.errors import invalid_argument
+from modtensor.kernels.cpu.strings import _bytes, _str
 
 _MAX_CODEPOINT = 0x10FFFF
 _REPLACEMENT = 0xFFFD
 
 # A decoded piece: (codepoint, bytes it took, whether it is an error).
 _Piece = tuple[int, int, bool]
-
-
-def _str(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _bytes(value: Any) -> bytes:
-    return value if isinstance(value, bytes) else str(value).encode()
 
 
 def _is_surrogate(cp: int) -> bool:
