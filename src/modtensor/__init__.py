@@ -129,6 +129,7 @@ __all__ = [
     "foldl",  # noqa: F822 - loaded on first use (module __getattr__)
     "foldr",  # noqa: F822 - loaded on first use (module __getattr__)
     "strings",  # noqa: F822 - loaded on first use (module __getattr__)
+    "sparse",  # noqa: F822 - loaded on first use (module __getattr__)
     "half",
     "image",
     "import_graph_def",
@@ -228,6 +229,7 @@ _LAZY = {
     "io": ("modtensor.io", None),
     "lookup": ("modtensor.lookup", None),
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
+    "sparse": ("modtensor.sparse", None),
     "numpy_function": ("modtensor.api.script_ops", "numpy_function"),
     "py_function": ("modtensor.api.script_ops", "py_function"),
     "cond": ("modtensor.api.cond", "cond"),

@@ -100,6 +100,9 @@ __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 from modtensor.api.embedding_ops import embedding_lookup  # noqa: E402
 
 __all__ += ["embedding_lookup"]
+from modtensor.api.sparse_ops import embedding_lookup_sparse  # noqa: E402
+
+__all__ += ["embedding_lookup_sparse"]
 
 # tf.nn.local_response_normalization / lrn (their own op, LRN)
 from modtensor.api.nn_ops import local_response_normalization  # noqa: E402

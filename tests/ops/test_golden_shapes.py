@@ -42,6 +42,7 @@ ARRAY_OPS = GOLDEN.parent / "array_ops" / "ops"  # partition, stitch, reverse_se
 CSV_OPS = GOLDEN.parent / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5, CombinedNonMaxSuppression (tools/make_golden_nms.py)
 TEXT_OPS = GOLDEN.parent / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
+SPARSE_OPS = GOLDEN.parent / "sparse_ops" / "ops"  # SparseToDense, SparseAdd, ... (tools/make_golden_sparse_ops.py)
 UNICODE_OPS = GOLDEN.parent / "unicode" / "ops"  # UnicodeDecode, ..., UnicodeScript (tools/make_golden_unicode.py)
 LOOKUP_OPS = GOLDEN.parent / "lookup" / "ops"  # hash tables (tools/make_golden_lookup.py)
 CASES = [
@@ -62,6 +63,7 @@ CASES = [
     *json.loads((NMS_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((TEXT_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((UNICODE_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((SPARSE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((LOOKUP_OPS / "shape_cases.json").read_text())["cases"],
 ]
 OP_DEFS = (
@@ -82,6 +84,7 @@ OP_DEFS = (
     NMS_OPS / "op_defs.pbtxt",
     TEXT_OPS / "op_defs.pbtxt",
     UNICODE_OPS / "op_defs.pbtxt",
+    SPARSE_OPS / "op_defs.pbtxt",
     LOOKUP_OPS / "op_defs.pbtxt",
 )
 

@@ -48,6 +48,7 @@ ARRAY_OPS = GOLDEN / "array_ops" / "ops"  # partition, stitch, reverse_sequence 
 CSV_OPS = GOLDEN / "csv" / "ops"  # DecodeCSV (tools/make_golden_csv.py)
 NMS_OPS = GOLDEN / "nms" / "ops"  # NonMaxSuppressionV3-V5, CombinedNonMaxSuppression (tools/make_golden_nms.py)
 TEXT_OPS = GOLDEN / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
+SPARSE_OPS = GOLDEN / "sparse_ops" / "ops"  # SparseToDense, SparseAdd, ... (tools/make_golden_sparse_ops.py)
 UNICODE_OPS = GOLDEN / "unicode" / "ops"  # UnicodeDecode, ..., UnicodeScript (tools/make_golden_unicode.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
@@ -67,6 +68,7 @@ TF_CPU = {
     **json.loads((NMS_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((TEXT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((UNICODE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((SPARSE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
     case | {"dir": folder}
@@ -87,6 +89,7 @@ CASES = [
         NMS_OPS / "kernels",
         TEXT_OPS / "kernels",
         UNICODE_OPS / "kernels",
+        SPARSE_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]

@@ -19,10 +19,12 @@ class SparseTensor:
 
     def __init__(self, indices: Any, values: Any, dense_shape: Any):
         from modtensor.api.constant_op import convert_to_tensor
+        from modtensor.api.op_scope import op_scope
 
-        self._indices = convert_to_tensor(indices, dtype=dtypes.int64, name="indices")
-        self._values = convert_to_tensor(values, name="values")
-        self._dense_shape = convert_to_tensor(dense_shape, dtype=dtypes.int64, name="dense_shape")
+        with op_scope(None, "SparseTensor", [indices, values, dense_shape]):  # TF's scope for the three inputs
+            self._indices = convert_to_tensor(indices, dtype=dtypes.int64, name="indices")
+            self._values = convert_to_tensor(values, name="values")
+            self._dense_shape = convert_to_tensor(dense_shape, dtype=dtypes.int64, name="dense_shape")
 
     @property
     def indices(self) -> Any:
@@ -46,12 +48,25 @@ class SparseTensor:
 
     @property
     def shape(self) -> tensor_shape.TensorShape:
-        """The static dense shape (known eagerly)."""
+        """The static dense shape: known eagerly, and in a graph where ``dense_shape`` is a constant (TF's
+        ``constant_value_as_shape``; -1 entries unknown)."""
         value = getattr(self._dense_shape, "numpy", None)
         if callable(value):
             return tensor_shape.TensorShape([int(d) for d in value()])
-        rank = self._indices.shape[1] if self._indices.shape.rank == 2 else None
+        from modtensor.api.op_scope import constant_value
+
+        known = constant_value(self._dense_shape)
+        if known is not None:
+            return tensor_shape.TensorShape([None if int(d) < 0 else int(d) for d in known.reshape(-1)])
+        length = self._dense_shape.shape
+        rank = length[0] if length.rank == 1 else None
+        if rank is None and self._indices.shape.rank == 2:
+            rank = self._indices.shape[1]
         return tensor_shape.TensorShape(None) if rank is None else tensor_shape.TensorShape([None] * int(rank))
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        """The static dense shape (``shape``)."""
+        return self.shape
 
     def to_dense(self, default_value: Any = None) -> Any:
         """The dense tensor (zeros, or ``default_value``, where no value is given)."""

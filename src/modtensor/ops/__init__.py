@@ -35,6 +35,7 @@ from modtensor.ops import (  # noqa: F401
     segment_ops,
     sendrecv_ops,
     sort_ops,
+    sparse_ops,
     spectral_ops,
     stateless_random_ops,
     string_ops,

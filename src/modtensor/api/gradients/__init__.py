@@ -22,6 +22,7 @@ _MODULES = (
     "nn_grad",
     "no_gradient_ops",
     "resource_variable_grad",
+    "sparse_grad",
     "spectral_grad",
 )
 

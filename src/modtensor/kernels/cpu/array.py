@@ -211,8 +211,11 @@ def fill(dims: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 
 def zeros_like(x: np.ndarray) -> np.ndarray:
-    """ZerosLike: zeros of x's shape and dtype."""
-    return np.zeros_like(np.asarray(x))
+    """ZerosLike: zeros of x's shape and dtype (empty strings for a string tensor, as TF)."""
+    x = np.asarray(x)
+    if x.dtype == object:
+        return np.full(x.shape, b"", dtype=object)
+    return np.zeros_like(x)
 
 
 def ones_like(x: np.ndarray) -> np.ndarray:
