@@ -651,7 +651,9 @@ def run_raw(c: dict):
     kwargs.update({_PY_NAMES.get((c["op"], k), k): to_tf_attr(v) for k, v in c["attrs"].items()})
     with tf.device("/CPU:0"):
         out = fn(**kwargs)
-    return [t.numpy() for t in out] if isinstance(out, (list, tuple)) else out.numpy()
+    if isinstance(out, (list, tuple)):  # a list output (RaggedGather's splits) counts as its tensors, in order
+        return [t.numpy() for item in out for t in (item if isinstance(item, list) else [item])]
+    return out.numpy()
 
 
 def _storable(value) -> np.ndarray:

@@ -172,7 +172,7 @@ def _attrs_from_summary(text: str) -> dict:
             attrs[key] = f"s: {value}"
         elif value.startswith("["):
             items = [v.strip() for v in value[1:-1].split(",") if v.strip()]
-            field = "type" if items and items[0].startswith("DT_") else "i"
+            field = "type" if items and items[0].startswith("DT_") else "s" if items and items[0][0] == '"' else "i"
             attrs[key] = "list { " + " ".join(f"{field}: {v}" for v in items) + " }"
         elif value.startswith("DT_"):
             attrs[key] = f"type: {value}"

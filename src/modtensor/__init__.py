@@ -228,6 +228,7 @@ _LAZY = {
     "data": ("modtensor.data", None),
     "io": ("modtensor.io", None),
     "lookup": ("modtensor.lookup", None),
+    "ragged": ("modtensor.ragged", None),
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
     "sparse": ("modtensor.sparse", None),
     "numpy_function": ("modtensor.api.script_ops", "numpy_function"),

@@ -57,6 +57,8 @@ LOOKUP = GOLDEN.parent / "lookup"
 TEXT_OPS = GOLDEN.parent / "text_ops"
 # tf.strings.unicode_* (ids "unicode_..."), by tools/make_golden_unicode.py.
 UNICODE = GOLDEN.parent / "unicode"
+# tf.RaggedTensor, tf.ragged.* (ids "ragged_..."), by tools/make_golden_ragged.py.
+RAGGED = GOLDEN.parent / "ragged"
 # tf.sparse.*, tf.nn.embedding_lookup_sparse (ids "sparse_..."), by tools/make_golden_sparse_ops.py.
 SPARSE_OPS = GOLDEN.parent / "sparse_ops"
 
@@ -65,7 +67,7 @@ def _load(name: str, key: str) -> dict:
     cases = {**json.loads((GOLDEN / name).read_text())[key], **json.loads((BREADTH / name).read_text())[key]}
     for extra in (IMAGE, NAMESPACE_MATH, NAMESPACE_CORE, NAMESPACE_STRINGS, IMAGE_CODECS, SPECTRAL, MATH, FILE_IO,
                   AUDIO, ARRAY, CSV, NMS, TEXT_OPS, LOOKUP, UNICODE,
-                  SPARSE_OPS):
+                  SPARSE_OPS, RAGGED):
         if (extra / name).exists():
             cases.update(json.loads((extra / name).read_text())[key])
     return cases

@@ -40,11 +40,12 @@ NMS_OPS = GOLDEN.parent / "nms" / "ops" / "kernels"  # NonMaxSuppressionV3-V5, C
 TEXT_OPS = GOLDEN.parent / "text_ops" / "ops" / "kernels"  # strip, n-grams, base64, ... (tools/make_golden_text_ops.py)
 SPARSE_OPS = GOLDEN.parent / "sparse_ops" / "ops" / "kernels"  # SparseToDense, ... (make_golden_sparse_ops.py)
 UNICODE_OPS = GOLDEN.parent / "unicode" / "ops" / "kernels"  # UnicodeDecode, ... (tools/make_golden_unicode.py)
+RAGGED_OPS = GOLDEN.parent / "ragged" / "ops" / "kernels"  # RaggedTensorToTensor, ... (tools/make_golden_ragged.py)
 INDEX = [
     case | {"dir": str(folder)}
     for folder in (GOLDEN, BREADTH, GRADIENT_OPS, CORE_OPS, IMAGE_OPS, STRING_OPS, CATEGORICAL_OPS, CODEC_OPS,
                    SPECTRAL_OPS, MATH_OPS, AUDIO_OPS, ARRAY_OPS, CSV_OPS, NMS_OPS, TEXT_OPS,
-                   UNICODE_OPS, SPARSE_OPS)
+                   UNICODE_OPS, SPARSE_OPS, RAGGED_OPS)
     for case in json.loads((folder / "index.json").read_text())["cases"]
 ]
 

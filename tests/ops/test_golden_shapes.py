@@ -44,6 +44,7 @@ NMS_OPS = GOLDEN.parent / "nms" / "ops"  # NonMaxSuppressionV3-V5, CombinedNonMa
 TEXT_OPS = GOLDEN.parent / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
 SPARSE_OPS = GOLDEN.parent / "sparse_ops" / "ops"  # SparseToDense, SparseAdd, ... (tools/make_golden_sparse_ops.py)
 UNICODE_OPS = GOLDEN.parent / "unicode" / "ops"  # UnicodeDecode, ..., UnicodeScript (tools/make_golden_unicode.py)
+RAGGED_OPS = GOLDEN.parent / "ragged" / "ops"  # RaggedTensorToTensor, RaggedRange, ... (tools/make_golden_ragged.py)
 LOOKUP_OPS = GOLDEN.parent / "lookup" / "ops"  # hash tables (tools/make_golden_lookup.py)
 CASES = [
     *json.loads(GOLDEN.read_text())["cases"],
@@ -63,6 +64,7 @@ CASES = [
     *json.loads((NMS_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((TEXT_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((UNICODE_OPS / "shape_cases.json").read_text())["cases"],
+    *json.loads((RAGGED_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((SPARSE_OPS / "shape_cases.json").read_text())["cases"],
     *json.loads((LOOKUP_OPS / "shape_cases.json").read_text())["cases"],
 ]
@@ -84,6 +86,7 @@ OP_DEFS = (
     NMS_OPS / "op_defs.pbtxt",
     TEXT_OPS / "op_defs.pbtxt",
     UNICODE_OPS / "op_defs.pbtxt",
+    RAGGED_OPS / "op_defs.pbtxt",
     SPARSE_OPS / "op_defs.pbtxt",
     LOOKUP_OPS / "op_defs.pbtxt",
 )

@@ -54,6 +54,8 @@ MORE_GOLDEN = [
     Path(__file__).resolve().parent.parent / "golden" / "text_ops" / "ops" / "op_defs.pbtxt",
     # UnicodeDecode(WithOffsets), UnicodeEncode, UnicodeTranscode, UnicodeScript (tools/make_golden_unicode.py)
     Path(__file__).resolve().parent.parent / "golden" / "unicode" / "ops" / "op_defs.pbtxt",
+    # RaggedTensorToTensor, RaggedRange, RaggedGather, RaggedTensorToSparse (tools/make_golden_ragged.py)
+    Path(__file__).resolve().parent.parent / "golden" / "ragged" / "ops" / "op_defs.pbtxt",
     # SparseToDense, SparseTensorDenseMatMul, SparseAdd, SparseSegment*, ... (tools/make_golden_sparse_ops.py)
     Path(__file__).resolve().parent.parent / "golden" / "sparse_ops" / "ops" / "op_defs.pbtxt",
     # the hash-table ops (tools/make_golden_lookup.py)

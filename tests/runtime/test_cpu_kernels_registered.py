@@ -50,6 +50,7 @@ NMS_OPS = GOLDEN / "nms" / "ops"  # NonMaxSuppressionV3-V5, CombinedNonMaxSuppre
 TEXT_OPS = GOLDEN / "text_ops" / "ops"  # strip, n-grams, base64, hashes, ... (tools/make_golden_text_ops.py)
 SPARSE_OPS = GOLDEN / "sparse_ops" / "ops"  # SparseToDense, SparseAdd, ... (tools/make_golden_sparse_ops.py)
 UNICODE_OPS = GOLDEN / "unicode" / "ops"  # UnicodeDecode, ..., UnicodeScript (tools/make_golden_unicode.py)
+RAGGED_OPS = GOLDEN / "ragged" / "ops"  # RaggedTensorToTensor, RaggedRange, ... (tools/make_golden_ragged.py)
 TF_CPU = {
     **json.loads((GOLDEN / "tf_cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((BREADTH / "cpu_kernel_constraints.json").read_text())["kernels"],
@@ -68,6 +69,7 @@ TF_CPU = {
     **json.loads((NMS_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((TEXT_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((UNICODE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
+    **json.loads((RAGGED_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
     **json.loads((SPARSE_OPS / "cpu_kernel_constraints.json").read_text())["kernels"],
 }
 CASES = [
@@ -89,6 +91,7 @@ CASES = [
         NMS_OPS / "kernels",
         TEXT_OPS / "kernels",
         UNICODE_OPS / "kernels",
+        RAGGED_OPS / "kernels",
         SPARSE_OPS / "kernels",
     )
     for case in json.loads((folder / "index.json").read_text())["cases"]

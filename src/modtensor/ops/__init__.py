@@ -29,6 +29,7 @@ from modtensor.ops import (  # noqa: F401
     nn_grad_ops,
     nn_ops,
     parsing_ops,
+    ragged_ops,
     random_ops,
     resource_variable_ops,
     script_ops,

@@ -36,6 +36,7 @@ from modtensor.kernels.cpu import (
     nms,
     nn_grad,
     pooling,
+    ragged,
     random,
     reductions,
     search_count,
@@ -173,7 +174,7 @@ OP_FUNCTIONS: dict[str, Callable[..., object]] = {
 # Op breadth for real models (issue 13): each module keeps its own OP_FUNCTIONS and CPU_TYPE_CONSTRAINTS tables.
 BREADTH_MODULES = (linalg, image, image_codecs, batch_norm, indexing, sort, segments, strings, special_math,
                    bessel, spectral, audio, data_flow, csv, nms, sequences, search_count, stateless_random, text,
-                   string_hash, unicode, sparse)
+                   string_hash, unicode, sparse, ragged)
 # The backward ops of gradient functions (issue 11), in the same table form.
 GRADIENT_MODULES = (array_grad, image_grad, linalg_grad, math_grad, nn_grad)
 BREADTH_MODULES += GRADIENT_MODULES
