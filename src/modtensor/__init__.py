@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-from modtensor import audio, bitwise, compat, config, image, linalg, math, nn, random, signal, strings, sysconfig
+from modtensor import audio, bitwise, compat, config, image, linalg, math, nn, random, strings, sysconfig
 from modtensor import kernels as _kernels  # noqa: F401 - arms the built-in CPU kernels at the runtime's first use
 from modtensor.api import array_ops as _array_ops
 from modtensor.api import clip_ops as _clip_ops
@@ -156,7 +156,7 @@ __all__ = [
     "reduce_logsumexp",  # noqa: F822
     "resource",
     "saved_model",  # noqa: F822
-    "signal",
+    "signal",  # noqa: F822 - loaded on first use (module __getattr__)
     "string",
     "strings",
     "switch_case",  # noqa: F822 - loaded on first use (module __getattr__)
@@ -228,6 +228,7 @@ _LAZY = {
     "data": ("modtensor.data", None),
     "io": ("modtensor.io", None),
     "lookup": ("modtensor.lookup", None),
+    "signal": ("modtensor.signal", None),
     "ragged": ("modtensor.ragged", None),
     "SparseTensor": ("modtensor.api.sparse_tensor", "SparseTensor"),
     "sparse": ("modtensor.sparse", None),

@@ -100,12 +100,23 @@ __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 from modtensor.api.embedding_ops import embedding_lookup  # noqa: E402
 
 __all__ += ["embedding_lookup"]
-from modtensor.api.sparse_ops import embedding_lookup_sparse  # noqa: E402
-
-__all__ += ["embedding_lookup_sparse"]
+__all__ += ["embedding_lookup_sparse"]  # noqa: F822 - loaded on first use (module __getattr__), with tf.sparse
 
 # tf.nn.local_response_normalization / lrn (their own op, LRN)
 from modtensor.api.nn_ops import local_response_normalization  # noqa: E402
 
 lrn = local_response_normalization
 __all__ += ["local_response_normalization", "lrn"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "embedding_lookup_sparse":
+        from modtensor.api.sparse_ops import embedding_lookup_sparse
+
+        globals()[name] = embedding_lookup_sparse
+        return embedding_lookup_sparse
+    raise AttributeError(f"module 'modtensor.nn' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "embedding_lookup_sparse"})

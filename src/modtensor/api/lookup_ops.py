@@ -169,7 +169,7 @@ class LookupInterface(trackable.Trackable):
             "_initialize": function(_initializer, input_signature=[]),
             "_destroy_resource": function(_destroyer, input_signature=[]),
         }
-        object.__setattr__(self, "_saved_functions", cached)
+        self._saved_functions = cached
         return cached
 
     def _initialize(self) -> Any:
@@ -258,18 +258,16 @@ class StaticHashTable(InitializableLookupTableBase):
 
     def __init__(self, initializer: TableInitializerBase, default_value: Any, name: str | None = None,
                  experimental_is_anonymous: bool = False):  # fmt: skip
-        self._initializer = initializer
         self._is_anonymous = experimental_is_anonymous
         if not experimental_is_anonymous:
             shared = initializer._shared_name
             self._shared_name = shared or f"hash_table_{uuid.uuid4()}"
         self._name = name or "hash_table"
-        self._table_name = None
         super().__init__(default_value, initializer)
         self._value_shape = self._default_value.shape
 
     def _create_resource(self) -> Any:
-        attrs = {"key_dtype": self._initializer.key_dtype, "value_dtype": self._initializer.value_dtype}
+        attrs = {"key_dtype": self._key_dtype, "value_dtype": self._value_dtype}
         if self._is_anonymous:
             return self._make_table("HashTableV2", True, self._name, **attrs)
         return self._make_table("HashTableV2", False, self._name, shared_name=self._shared_name, **attrs)
@@ -618,7 +616,7 @@ class MutableHashTable(LookupInterface):
                     TensorSpec(None, self._value_dtype, "restored_tensors_1")]  # fmt: skip
         restore = function(restore_fn, input_signature=restored)
         cached = {"table": (save.get_concrete_function(), restore.get_concrete_function())}
-        object.__setattr__(self, "_saveables", cached)
+        self._saveables = cached
         return cached
 
     def _serialize_to_tensors(self) -> dict[str, Any]:

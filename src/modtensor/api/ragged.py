@@ -55,6 +55,14 @@ def _values_tensor(values: Any) -> Tensor | RaggedTensor:
     return values if isinstance(values, (Tensor, RaggedTensor)) else convert_to_tensor(values)
 
 
+def _nest(flat_values: Any, partitions: Sequence[Any], wrap: Callable[[Any, Any], Any]) -> Any:
+    """``flat_values`` wrapped in one ragged dimension per partition, the innermost (last) first."""
+    result: Any = _values_tensor(flat_values)
+    for partition in reversed(list(partitions)):
+        result = wrap(result, partition)
+    return result
+
+
 def _nvals(values: Tensor | RaggedTensor, dtype: dtypes.DType) -> Tensor:
     """How many rows ``values`` has (the length of its first dimension)."""
     if isinstance(values, RaggedTensor):
@@ -188,20 +196,14 @@ class RaggedTensor:
                                validate: bool = True) -> RaggedTensor:  # fmt: skip
         """Ragged dimensions given by their row splits, outermost first, over ``flat_values``."""
         del name
-        result: Any = _values_tensor(flat_values)
-        for splits in reversed(list(nested_row_splits)):
-            result = cls.from_row_splits(result, splits, validate=validate)
-        return result
+        return _nest(flat_values, nested_row_splits, lambda v, s: cls.from_row_splits(v, s, validate=validate))
 
     @classmethod
     def from_nested_row_lengths(cls, flat_values: Any, nested_row_lengths: Sequence[Any], name: str | None = None,
                                 validate: bool = True) -> RaggedTensor:  # fmt: skip
         """Ragged dimensions given by their row lengths, outermost first, over ``flat_values``."""
         del name
-        result: Any = _values_tensor(flat_values)
-        for lengths in reversed(list(nested_row_lengths)):
-            result = cls.from_row_lengths(result, lengths, validate=validate)
-        return result
+        return _nest(flat_values, nested_row_lengths, lambda v, s: cls.from_row_lengths(v, s, validate=validate))
 
     @classmethod
     def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None, ragged_rank: int = 1,

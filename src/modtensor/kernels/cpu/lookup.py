@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from modtensor.framework import dtypes, errors, file_system, tensor_shape
+from modtensor.kernels.cpu.errors import invalid_argument, shape_str
 from modtensor.kernels.cpu.strings import string_to_number
 from modtensor.runtime import resource_mgr
 from modtensor.runtime.kernel_registry import KernelRegistration, KernelRegistry
@@ -44,14 +45,6 @@ _MUTABLE_TENSOR_PAIRS = [("string", v) for v in ("int64", "int32", "float32", "f
     ("int64", v) for v in ("string", "int64", "int32", "float32", "float64")
 ] + [("int32", v) for v in ("int32", "float32", "float64")]  # fmt: skip
 _MUTABLE_PAIRS = [*_MUTABLE_TENSOR_PAIRS[:5], ("int64", "variant"), *_MUTABLE_TENSOR_PAIRS[5:]]
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def _dims(shape: tuple[int, ...]) -> str:
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 def _text(value: Any) -> str:
@@ -100,15 +93,15 @@ class LookupTable(ResourceBase):
         """The values have the keys' shape followed by the value shape (TF's CheckKeyAndValueTensorsForInsert)."""
         expected = tuple(keys.shape) + self.value_shape
         if tuple(values.shape) != expected:
-            raise _invalid(f"Expected shape {_dims(expected)} for value, got {_dims(values.shape)}")
+            raise invalid_argument(f"Expected shape {shape_str(expected)} for value, got {shape_str(values.shape)}")
 
     def find(self, keys: np.ndarray, default: np.ndarray) -> np.ndarray:
         """Each key's value, or the default (one for all keys, or one per key)."""
         full = tuple(keys.shape) + self.value_shape
         if tuple(default.shape) not in (self.value_shape, full):
-            raise _invalid(
-                f"Expected shape {_dims(self.value_shape)} or {_dims(full)} for default value, got "
-                f"{_dims(default.shape)}"
+            raise invalid_argument(
+                f"Expected shape {shape_str(self.value_shape)} or {shape_str(full)} for default value, got "
+                f"{shape_str(default.shape)}"
             )
         self.check_readable()
         flat_keys = keys.reshape(-1).tolist()
@@ -279,7 +272,7 @@ def _match_signature(ctx: OpKernelContext, have_in: list[dtypes.DType], want_in:
                      have_out: list[dtypes.DType] = (), want_out: list[dtypes.DType] = ()) -> None:  # fmt: skip
     """TF's MatchSignature: the op's argument dtypes equal what the table needs."""
     if list(have_in) != list(want_in) or list(have_out) != list(want_out):
-        raise _invalid(
+        raise invalid_argument(
             f"Signature mismatch, have: {_type_list(have_in)}->{_type_list(list(have_out))} expected: "
             f"{_type_list(want_in)}->{_type_list(list(want_out))}"
         )
@@ -299,7 +292,9 @@ class TableHandleKernel(OpKernel):
         self._value_dtype = dtypes.as_dtype(ctx.get_attr("value_dtype"))
         shape = tensor_shape.TensorShape(ctx.get_attr("value_shape")) if "OfTensors" in ctx.type else None
         if shape is not None and not shape.is_fully_defined():
-            raise _invalid(f"Value shape must be fully defined, got {shape}")  # TF's TensorShape() of a partial one
+            raise invalid_argument(
+                f"Value shape must be fully defined, got {shape}"
+            )  # TF's TensorShape() of a partial one
         self._value_shape = tuple(shape.as_list()) if shape is not None else ()
         self._anonymous = ctx.type.startswith("Anonymous")
         self._table_class: type[LookupTable] = (
@@ -333,7 +328,7 @@ class TableHandleKernel(OpKernel):
             return
         table, _ = self._manager.lookup_or_create(self._container, self._name, LookupTable, self._make)
         if table.key_dtype != self._key_dtype or table.value_dtype != self._value_dtype:
-            raise _invalid(
+            raise invalid_argument(
                 f"Conflicting key/value dtypes {self._key_dtype.cpp_name}->{self._value_dtype.cpp_name} with "
                 f"{table.key_dtype.cpp_name}-{table.value_dtype.cpp_name} for table {self._name}"
             )
@@ -429,7 +424,7 @@ def _initializable(ctx: OpKernelContext) -> HashTable:
     handle = resource_mgr.handle_from_input(ctx, 0)
     table = resource_mgr.lookup_resource(ctx, handle, LookupTable)
     if not isinstance(table, HashTable):
-        raise _invalid(f"Table {handle.container} {handle.name} is not initializable")
+        raise invalid_argument(f"Table {handle.container} {handle.name} is not initializable")
     return table
 
 
@@ -443,9 +438,9 @@ class InitializeKernel(OpKernel):
         _match_signature(ctx, [dtypes.resource, _dtype_of(keys), _dtype_of(values)],
                          [dtypes.resource, table.key_dtype, table.value_dtype])  # fmt: skip
         if keys.ndim != 1:
-            raise _invalid(f"Keys must be a vector, but received shape{_dims(keys.shape)}")
+            raise invalid_argument(f"Keys must be a vector, but received shape{shape_str(keys.shape)}")
         if keys.size != values.size:
-            raise _invalid(f"Keys and values must have the same size {keys.size} vs {values.size}")
+            raise invalid_argument(f"Keys and values must have the same size {keys.size} vs {values.size}")
         table.check_keys_and_values(keys, values)
         table.initialize(table._store(keys, values), keys.size)
 
@@ -469,7 +464,7 @@ class InitializeFromTextFileKernel(OpKernel):
         self._offset = int(ctx.get_attr("offset"))
         delimiter = ctx.get_attr("delimiter")
         if len(delimiter) != 1:
-            raise _invalid("delimiter should be only 1 char")
+            raise invalid_argument("delimiter should be only 1 char")
         self._delimiter = bytes(delimiter)
 
     def compute(self, ctx: OpKernelContext) -> None:
@@ -477,7 +472,7 @@ class InitializeFromTextFileKernel(OpKernel):
         table = _initializable(ctx)
         filename = np.asarray(ctx.inputs[1])
         if filename.shape != ():
-            raise _invalid(f"filename should be a single string, but got {_dims(filename.shape)}")
+            raise invalid_argument(f"filename should be a single string, but got {shape_str(filename.shape)}")
         name = filename[()]
         path = name.decode("utf-8", "surrogateescape") if isinstance(name, bytes) else str(name)
         self._check_dtypes(table)
@@ -500,13 +495,15 @@ class InitializeFromTextFileKernel(OpKernel):
     def _check_dtypes(self, table: HashTable) -> None:
         key, value = table.key_dtype, table.value_dtype
         if self._key_index == _LINE_NUMBER and key != dtypes.int64:
-            raise _invalid(f"Key index for line number requires table key dtype of int64, got {key.cpp_name}")
+            raise invalid_argument(f"Key index for line number requires table key dtype of int64, got {key.cpp_name}")
         if self._key_index == _WHOLE_LINE and not key.is_integer and key != dtypes.string:
-            raise _invalid(f"Key index for whole line requires string or integer table key, got {key.cpp_name}")
+            raise invalid_argument(f"Key index for whole line requires string or integer table key, got {key.cpp_name}")
         if self._value_index == _LINE_NUMBER and value != dtypes.int64:
-            raise _invalid(f"Value index for line number requires table value dtype of int64, got {value.cpp_name}")
+            raise invalid_argument(
+                f"Value index for line number requires table value dtype of int64, got {value.cpp_name}"
+            )
         if self._value_index == _WHOLE_LINE and not value.is_integer and value != dtypes.string:
-            raise _invalid(
+            raise invalid_argument(
                 f"Value index for whole line requires table value dtype of integer or string, got {value.cpp_name}"
             )
 
@@ -517,10 +514,10 @@ class InitializeFromTextFileKernel(OpKernel):
             if self._vocab_size != -1 and number >= self._vocab_size:
                 return  # the rest of the file is not read
             if not line:
-                raise _invalid(f"Invalid content in {path}: empty line found at position {position}.")
+                raise invalid_argument(f"Invalid content in {path}: empty line found at position {position}.")
             tokens = line.split(self._delimiter) if split else []
             if split and len(tokens) < needed:
-                raise _invalid(
+                raise invalid_argument(
                     f"Invalid number of columns in {path} line {number} ({_text(line)}) : expected at least "
                     f"{needed} got {len(tokens)}"
                 )
@@ -528,7 +525,7 @@ class InitializeFromTextFileKernel(OpKernel):
             value = self._field(line, tokens, self._value_index, table.value_dtype, number, self._offset)
             yield key, value
         if self._vocab_size != -1 and len(lines) != self._vocab_size:
-            raise _invalid(f"Invalid vocab_size in {path}: expected {self._vocab_size} but got {len(lines)}")
+            raise invalid_argument(f"Invalid vocab_size in {path}: expected {self._vocab_size} but got {len(lines)}")
 
     @staticmethod
     def _field(line: bytes, tokens: list[bytes], index: int, dtype: dtypes.DType, number: int, offset: int) -> Any:
@@ -540,11 +537,11 @@ class InitializeFromTextFileKernel(OpKernel):
             return token
         names = {dtypes.int32: "int32", dtypes.int64: "int64", dtypes.float32: "float", dtypes.float64: "double"}
         if dtype not in names:
-            raise _invalid(f"Data type {dtype.cpp_name} not supported.")
+            raise invalid_argument(f"Data type {dtype.cpp_name} not supported.")
         try:
             value = string_to_number(np.array(token, dtype=object), out_type=dtype.as_numpy_dtype)[()].item()
         except errors.InvalidArgumentError:
-            raise _invalid(f"Field {_text(token)} in line {number} is not a valid {names[dtype]}.") from None
+            raise invalid_argument(f"Field {_text(token)} in line {number} is not a valid {names[dtype]}.") from None
         return value + offset if dtype == dtypes.int32 else value
 
 
